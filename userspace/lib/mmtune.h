@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * libmmtune: the one place where mmtunectl and mmstress touch the module
+ * or the kernel's own fault-around knob.  Everything returns 0 or a
+ * negative MMT_E* code; mmt_errmsg() then holds a one-line message that
+ * names what to do.
+ */
+#ifndef MMTUNE_LIB_H
+#define MMTUNE_LIB_H
+
+#include <stddef.h>
+
+/* Exit codes shared by every tool (INTERFACE.md). */
+#define MMT_EXIT_OK	0	/* done */
+#define MMT_EXIT_FAIL	1	/* could not: no module, not root, no debugfs */
+#define MMT_EXIT_USAGE	2	/* bad usage or value out of range */
+
+enum mmt_err {
+	MMT_OK		= 0,
+	MMT_ENOMOD	= -1,	/* module not loaded */
+	MMT_ENODEBUGFS	= -2,	/* debugfs not mounted */
+	MMT_EPERM	= -3,	/* not root / permission denied */
+	MMT_EINVAL	= -4,	/* value rejected (by us or by the kernel) */
+	MMT_ENOKNOB	= -5,	/* no such knob */
+	MMT_EIO		= -6,	/* anything else */
+};
+
+/* Map an MMT_E* code to MMT_EXIT_*. */
+int mmt_exit_code(int err);
+/* One-line message for the last failure in this thread (never NULL). */
+const char *mmt_errmsg(void);
+
+/* debugfs mount point from /proc/self/mounts, or NULL if not mounted. */
+const char *mmt_debugfs_root(void);
+/* 1 if /sys/module/mmtune exists. */
+int mmt_module_loaded(void);
+
+/* Read a file of <debugfs>/mmtune/ into buf (NUL-terminated). */
+int mmt_knob_read(const char *knob, char *buf, size_t len);
+/* Write value to <debugfs>/mmtune/<knob>; kernel's errno -> MMT_E*. */
+int mmt_knob_write(const char *knob, const char *value);
+
+/*
+ * The fault-around order, through the module when loaded, else through
+ * the kernel's own <debugfs>/fault_around_bytes.  *via_kernel (may be
+ * NULL) is set to 1 when the kernel's knob was used.
+ */
+int mmt_order_get(int *order, int *via_kernel);
+int mmt_order_set(int order, int *via_kernel);
+
+/* key/value parsers for info ("key: value"), stats ("name value"). */
+struct mmt_kv {
+	char key[64];
+	char value[192];
+};
+/* Return number of pairs parsed (<= max), or MMT_EINVAL on garbage. */
+int mmt_parse_info(const char *text, size_t len, struct mmt_kv *kv, int max);
+int mmt_parse_stats(const char *text, size_t len, struct mmt_kv *kv, int max);
+/* Value for key, or NULL. */
+const char *mmt_kv_get(const struct mmt_kv *kv, int n, const char *key);
+
+/* Strict integer parse: whole string, base 10, range [min, max]. */
+int mmt_parse_long(const char *s, long min, long max, long *out);
+
+#endif
