@@ -1,0 +1,433 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmtune: the fault-around order knob.
+ *
+ * The kernel keeps its fault-around size in mm/memory.c: a static
+ * "fault_around_bytes" up to 6.3, "fault_around_pages" from 6.4 on.  Both
+ * kernels have the same debugfs accessors, fault_around_bytes_get() and
+ * fault_around_bytes_set(), which convert bytes to pages where needed and
+ * validate the value (power of two, at most PTRS_PER_PTE pages, at least
+ * one page).  They are text symbols on every Debian kernel, also where
+ * CONFIG_KALLSYMS_ALL=n hides the variable, so they are the first choice:
+ * the kernel's own validation stays in force.
+ *
+ * Only if they are missing do we write the variable itself, and only
+ * after verifying it: the symbol is exactly that name at offset 0, lies in
+ * the kernel's data, holds a plausible value, and that value is what the
+ * kernel's own debugfs file shows.  Anything less leaves the feature off.
+ * We never decide by kernel version.
+ */
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/kernel.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
+#include <linux/uaccess.h>
+
+#include "mmtune.h"
+
+typedef int (*attr_get_t)(void *data, u64 *val);
+typedef int (*attr_set_t)(void *data, u64 val);
+
+static attr_get_t fa_get;
+static attr_set_t fa_set;
+static unsigned long *fa_var;	/* fallback: the variable itself */
+static bool fa_var_pages;	/* it counts pages, not bytes */
+
+static const char *fa_symbol = "none";
+static char fa_reason[128] = "not initialised";
+static bool fa_ready;
+static u64 loaded_bytes;
+static unsigned int loaded_order;
+static int pending_order = -1;	/* from the module parameter at load */
+static DEFINE_MUTEX(fa_lock);
+
+bool mmtune_fa_available(void)
+{
+	return fa_ready;
+}
+
+/* A plausible fault-around size: whole pages, a power of two, <= PTE table. */
+static bool plausible_bytes(u64 bytes)
+{
+	u64 pages = bytes >> PAGE_SHIFT;
+
+	return bytes && !(bytes & ~PAGE_MASK) && is_power_of_2(pages) &&
+	       pages <= PTRS_PER_PTE;
+}
+
+static int fa_read_bytes(u64 *bytes)
+{
+	if (fa_get)
+		return fa_get(NULL, bytes);
+	if (fa_var) {
+		unsigned long v = READ_ONCE(*fa_var);
+
+		*bytes = fa_var_pages ? (u64)v << PAGE_SHIFT : v;
+		return 0;
+	}
+	return -ENODEV;
+}
+
+static int fa_write_bytes(u64 bytes)
+{
+	if (!plausible_bytes(bytes))
+		return -EINVAL;
+	if (fa_set)
+		return fa_set(NULL, bytes);
+	if (fa_var) {
+		WRITE_ONCE(*fa_var, fa_var_pages ? bytes >> PAGE_SHIFT : bytes);
+		return 0;
+	}
+	return -ENODEV;
+}
+
+static unsigned int bytes_to_order(u64 bytes)
+{
+	u64 pages = bytes >> PAGE_SHIFT;
+
+	return pages ? ilog2(pages) : 0;
+}
+
+int mmtune_fa_get_order(unsigned int *order)
+{
+	u64 bytes;
+	int ret;
+
+	if (!fa_ready)
+		return -ENODEV;
+	ret = fa_read_bytes(&bytes);
+	if (!ret)
+		*order = bytes_to_order(bytes);
+	return ret;
+}
+
+/* Caller holds fa_lock. */
+static int fa_set_order_locked(unsigned int order)
+{
+	u64 bytes = (u64)PAGE_SIZE << order, now;
+	int ret;
+
+	if (order > mmtune_max_order())
+		return -EINVAL;
+	ret = fa_write_bytes(bytes);
+	if (ret)
+		return ret;
+	ret = fa_read_bytes(&now);
+	if (ret)
+		return ret;
+	if (now != bytes) {
+		pr_err("fault-around size reads %llu after writing %llu\n",
+		       now, bytes);
+		return -EIO;
+	}
+	return 0;
+}
+
+int mmtune_fa_set_order(unsigned int order)
+{
+	int ret;
+
+	mutex_lock(&fa_lock);
+	ret = fa_ready ? fa_set_order_locked(order) : -ENODEV;
+	mutex_unlock(&fa_lock);
+	return ret;
+}
+
+/*
+ * "N" with 0 <= N <= max_order, or "default"; one trailing newline is
+ * allowed.  Everything else (signs, spaces, fractions, overflow, trailing
+ * garbage) is -EINVAL.
+ */
+int mmtune_parse_order(const char *buf, unsigned int *order)
+{
+	char s[16];
+	size_t len = strlen(buf);
+	unsigned int v;
+	size_t i;
+
+	if (len && buf[len - 1] == '\n')
+		len--;
+	if (!len || len >= sizeof(s))
+		return -EINVAL;
+	memcpy(s, buf, len);
+	s[len] = '\0';
+	if (!strcmp(s, "default")) {
+		*order = mmtune_default_order();
+		return 0;
+	}
+	for (i = 0; i < len; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return -EINVAL;
+	if (kstrtouint(s, 10, &v) || v > mmtune_max_order())
+		return -EINVAL;
+	*order = v;
+	return 0;
+}
+
+/* ---- module parameter: /sys/module/mmtune/parameters/fault_around_order */
+
+static int order_param_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int order;
+	int ret;
+
+	if (mmtune_parse_order(val, &order)) {
+		pr_err("fault_around_order: '%.*s' is not an order 0..%u or 'default'\n",
+		       (int)strcspn(val, "\n"), val, mmtune_max_order());
+		return -EINVAL;
+	}
+	mutex_lock(&fa_lock);
+	if (fa_ready) {
+		ret = fa_set_order_locked(order);
+	} else {
+		pending_order = order;	/* loading: applied by init */
+		ret = 0;
+	}
+	mutex_unlock(&fa_lock);
+	return ret;
+}
+
+static int order_param_get(char *buf, const struct kernel_param *kp)
+{
+	unsigned int order;
+
+	if (mmtune_fa_get_order(&order))
+		return sysfs_emit(buf, "unavailable\n");
+	return sysfs_emit(buf, "%u\n", order);
+}
+
+static const struct kernel_param_ops order_param_ops = {
+	.set = order_param_set,
+	.get = order_param_get,
+};
+module_param_cb(fault_around_order, &order_param_ops, NULL, 0644);
+MODULE_PARM_DESC(fault_around_order,
+		 "fault-around order to set at load (0..log2(PTRS_PER_PTE) or 'default'); stays a live knob");
+
+/* ---- debugfs: fault_around_order */
+
+static ssize_t order_read(struct file *file, char __user *ubuf, size_t count,
+			  loff_t *ppos)
+{
+	unsigned int order;
+	char buf[16];
+	int ret, len;
+
+	ret = mmtune_fa_get_order(&order);
+	if (ret)
+		return ret;
+	len = scnprintf(buf, sizeof(buf), "%u\n", order);
+	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
+}
+
+static ssize_t order_write(struct file *file, const char __user *ubuf,
+			   size_t count, loff_t *ppos)
+{
+	unsigned int order;
+	char buf[16];
+	int ret;
+
+	if (*ppos || !count || count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	if (strlen(buf) != count || mmtune_parse_order(buf, &order))
+		return -EINVAL;
+	ret = mmtune_fa_set_order(order);
+	if (ret)
+		return ret;
+	*ppos += count;
+	return count;
+}
+
+static const struct file_operations order_fops = {
+	.owner	= THIS_MODULE,
+	.read	= order_read,
+	.write	= order_write,
+	.llseek	= no_llseek,
+};
+
+/* ---- finding the knob */
+
+/* The value the kernel's own debugfs file shows, or -errno. */
+static int read_kernel_debugfs(u64 *bytes)
+{
+	struct file *f;
+	char buf[32] = "";
+	loff_t pos = 0;
+	ssize_t n;
+
+	f = filp_open("/sys/kernel/debug/fault_around_bytes", O_RDONLY, 0);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	n = kernel_read(f, buf, sizeof(buf) - 1, &pos);
+	filp_close(f, NULL);
+	if (n <= 0)
+		return n ? n : -EIO;
+	buf[n] = '\0';
+	return kstrtoull(strim(buf), 10, bytes);
+}
+
+static int find_accessors(void)
+{
+	u64 before, after;
+	int ret;
+
+	fa_get = (attr_get_t)mmtune_lookup_func("fault_around_bytes_get");
+	fa_set = (attr_set_t)mmtune_lookup_func("fault_around_bytes_set");
+	if (!fa_get || !fa_set) {
+		fa_get = NULL;
+		fa_set = NULL;
+		return -ENOENT;
+	}
+	/* The getter must give a plausible size, the setter must accept it. */
+	ret = fa_get(NULL, &before);
+	if (!ret && !plausible_bytes(before))
+		ret = -EINVAL;
+	if (!ret)
+		ret = fa_set(NULL, before);
+	if (!ret)
+		ret = fa_get(NULL, &after);
+	if (!ret && after != before)
+		ret = -EINVAL;
+	if (ret) {
+		pr_err("fault_around_bytes_get/set do not behave as expected (%d): not using them\n",
+		       ret);
+		fa_get = NULL;
+		fa_set = NULL;
+		return ret;
+	}
+	fa_symbol = "fault_around_bytes_get/fault_around_bytes_set";
+	return 0;
+}
+
+static int find_variable(const char *name, bool pages)
+{
+	unsigned long addr = mmtune_lookup_name(name);
+	unsigned long v;
+	u64 bytes, shown;
+	int ret;
+
+	if (!addr)
+		return -ENOENT;
+	if (!mmtune_symbol_is(addr, name, true) ||
+	    !mmtune_in_kernel_data(addr)) {
+		pr_err("%s resolves outside the kernel's data: not touching it\n",
+		       name);
+		return -EFAULT;
+	}
+	if (copy_from_kernel_nofault(&v, (void *)addr, sizeof(v)))
+		return -EFAULT;
+	bytes = pages ? (u64)v << PAGE_SHIFT : v;
+	if (!plausible_bytes(bytes)) {
+		pr_err("%s holds %lu, not a fault-around size: not touching it\n",
+		       name, v);
+		return -EINVAL;
+	}
+	ret = read_kernel_debugfs(&shown);
+	if (ret) {
+		pr_err("cannot cross-check %s with debugfs fault_around_bytes (%d): not touching it\n",
+		       name, ret);
+		return ret;
+	}
+	if (shown != bytes) {
+		pr_err("%s holds %llu bytes but debugfs shows %llu: not touching it\n",
+		       name, bytes, shown);
+		return -EINVAL;
+	}
+	fa_var = (unsigned long *)addr;
+	fa_var_pages = pages;
+	fa_symbol = pages ? "fault_around_pages (variable, verified)" :
+			    "fault_around_bytes (variable, verified)";
+	return 0;
+}
+
+static int fa_init(struct dentry *dir)
+{
+	int ret;
+
+	mutex_lock(&fa_lock);
+	ret = find_accessors();
+	if (ret)
+		ret = find_variable("fault_around_pages", true);
+	if (ret == -ENOENT)
+		ret = find_variable("fault_around_bytes", false);
+	if (ret) {
+		snprintf(fa_reason, sizeof(fa_reason),
+			 "off: neither fault_around_bytes_get/set nor a verified fault_around_{pages,bytes} (%d)",
+			 ret);
+		pr_err("fault-around knob %s\n", fa_reason);
+		ret = pending_order >= 0 ? -ENODEV : 0;
+		goto out;
+	}
+	ret = fa_read_bytes(&loaded_bytes);
+	if (ret)
+		goto out;
+	loaded_order = bytes_to_order(loaded_bytes);
+	fa_ready = true;
+	strscpy(fa_reason, "on", sizeof(fa_reason));
+
+	if (pending_order >= 0) {
+		ret = fa_set_order_locked(pending_order);
+		if (ret) {
+			pr_err("cannot set fault_around_order=%d at load (%d)\n",
+			       pending_order, ret);
+			fa_ready = false;
+			goto out;
+		}
+		pr_info("fault-around order %u -> %d\n", loaded_order,
+			pending_order);
+	}
+out:
+	mutex_unlock(&fa_lock);
+	if (ret)
+		return ret;
+	debugfs_create_file("fault_around_order", 0600, dir, NULL, &order_fops);
+	return 0;
+}
+
+static void fa_exit(void)
+{
+	u64 now;
+
+	mutex_lock(&fa_lock);
+	if (fa_ready && !fa_read_bytes(&now) && now != loaded_bytes) {
+		if (fa_write_bytes(loaded_bytes))
+			pr_err("could not restore fault-around size %llu\n",
+			       loaded_bytes);
+	}
+	fa_ready = false;
+	mutex_unlock(&fa_lock);
+}
+
+static void fa_info(struct seq_file *m)
+{
+	unsigned int order;
+	u64 bytes;
+
+	seq_printf(m, "fault_around: %s\n", fa_reason);
+	seq_printf(m, "fault_around_symbol: %s\n", fa_symbol);
+	if (!fa_ready) {
+		seq_puts(m, "loaded_order: unavailable\n");
+		return;
+	}
+	seq_printf(m, "loaded_order: %u\n", loaded_order);
+	if (!fa_read_bytes(&bytes)) {
+		order = bytes_to_order(bytes);
+		seq_printf(m, "order: %u\n", order);
+		seq_printf(m, "fault_around_bytes: %llu\n", bytes);
+	}
+}
+
+const struct mmtune_feature mmtune_fault_around_feature = {
+	.name	= "fault_around",
+	.init	= fa_init,
+	.exit	= fa_exit,
+	.info	= fa_info,
+};

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mmtune: shared declarations of the module's parts.
+ */
+#ifndef MMTUNE_H
+#define MMTUNE_H
+
+#include <linux/types.h>
+#include <linux/seq_file.h>
+
+#undef pr_fmt
+#define pr_fmt(fmt) "mmtune: " fmt
+
+struct dentry;
+
+/*
+ * One part of the module.  main.c keeps a table of these, brings them up
+ * in order and takes them down in reverse, also when a later init fails.
+ * @init may leave its feature off (and say why in @info) instead of
+ * failing: only a reason that makes the whole module pointless fails it.
+ */
+struct mmtune_feature {
+	const char *name;
+	int (*init)(struct dentry *dir);
+	void (*exit)(void);
+	void (*info)(struct seq_file *m);
+};
+
+/* symbols.c: kernel symbols the kernel does not export to modules. */
+int mmtune_symbols_init(void);
+unsigned long mmtune_lookup_name(const char *name);
+unsigned long mmtune_lookup_func(const char *name);
+bool mmtune_symbol_is(unsigned long addr, const char *name, bool at_start);
+bool mmtune_in_kernel_text(unsigned long addr);
+bool mmtune_in_kernel_data(unsigned long addr);
+
+/* arch.c: per-architecture facts, computed at run time. */
+const char *mmtune_arch_name(void);
+unsigned int mmtune_max_order(void);
+unsigned int mmtune_default_order(void);
+const char *mmtune_pfn_valid_kind(void);
+
+/* fault_around.c: the kernel's fault-around size as an order. */
+extern const struct mmtune_feature mmtune_fault_around_feature;
+int mmtune_fa_get_order(unsigned int *order);
+int mmtune_fa_set_order(unsigned int order);
+int mmtune_parse_order(const char *buf, unsigned int *order);
+bool mmtune_fa_available(void);
+
+#endif /* MMTUNE_H */
