@@ -250,7 +250,6 @@ static const struct file_operations order_fops = {
 	.owner	= THIS_MODULE,
 	.read	= order_read,
 	.write	= order_write,
-	.llseek	= no_llseek,
 };
 
 /* ---- finding the knob */

@@ -9,6 +9,7 @@
 #define MMTUNE_LIB_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 /* Exit codes shared by every tool (INTERFACE.md). */
 #define MMT_EXIT_OK	0	/* done */
@@ -61,5 +62,67 @@ const char *mmt_kv_get(const struct mmt_kv *kv, int n, const char *key);
 
 /* Strict integer parse: whole string, base 10, range [min, max]. */
 int mmt_parse_long(const char *s, long min, long max, long *out);
+
+/* ---- additions (everything above keeps its signature) ---- */
+
+/* Known files of <debugfs>/mmtune/ (NULL-terminated), for help and completion. */
+extern const char *const mmt_knobs[];
+
+/* Override roots for tests: env MMTUNE_DEBUGFS (a directory standing for
+ * the debugfs mount; empty or not a directory = "not mounted") and
+ * MMTUNE_SYSFS_MODULE (stands for /sys/module/mmtune). */
+const char *mmt_sysfs_module(void);
+
+/* Path of the kernel's own knob (<debugfs>/fault_around_bytes) or NULL. */
+const char *mmt_kernel_knob_path(void);
+
+/* System page size (sysconf). */
+long mmt_page_size(void);
+
+/* Read and parse <debugfs>/mmtune/info; returns pairs like mmt_parse_info. */
+int mmt_info(struct mmt_kv *kv, int max);
+
+/*
+ * Largest valid fault-around order: max_order from info when the module
+ * is loaded, else log2(page_size / 8) (a PTE page's entries).
+ * default: default_order from info, else the order that makes 64 KiB.
+ */
+int mmt_max_order(int *max);
+int mmt_default_order(int *def);
+
+/* Set the order to "default" (module: writes "default"; kernel: 64 KiB). */
+int mmt_order_set_default(int *via_kernel);
+
+/* Like mmt_knob_read but returns the byte count (>= 0) on success. */
+long mmt_knob_read_n(const char *knob, char *buf, size_t len);
+
+/* 1 if name is a plausible knob name ([A-Za-z0-9_.-], no "." / ".."). */
+int mmt_knob_name_ok(const char *name);
+
+/* Map errno from open/read (value NULL) or write of path to MMT_E*;
+ * sets the message. */
+int mmt_errno_to_err(int e, const char *path, const char *value);
+
+/*
+ * latency: a histogram whose exact layout the module defines.  Tolerant:
+ * each line whose last whitespace-separated token is an unsigned integer
+ * is a bucket (label = the text before it, trimmed of spaces and a
+ * trailing ':'); any other line (headers, comments, blank) is skipped.
+ * Returns buckets stored (<= max) or MMT_EINVAL if the text holds a NUL
+ * or a non-ASCII byte.
+ */
+struct mmt_bucket {
+	char label[64];
+	unsigned long long count;
+};
+int mmt_parse_latency(const char *text, size_t len, struct mmt_bucket *b, int max);
+
+/* Strict unsigned 64-bit parse of a whole string (base 10). */
+int mmt_parse_u64(const char *s, unsigned long long *out);
+
+/* Write s as a JSON string literal (quoted, escaped; bytes >= 0x80 as \u00XX). */
+void mmt_json_str(FILE *f, const char *s);
+/* Same into buf; returns the length it needs (like snprintf). */
+size_t mmt_json_escape(char *buf, size_t len, const char *s);
 
 #endif
