@@ -6,7 +6,7 @@ PREFIX  ?= /usr/local
 DESTDIR ?=
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(CURDIR)/dkms.conf)
 
-.PHONY: all module tools install check check-matrix bench demo clean help
+.PHONY: all module tools install check check-matrix bench demo style clean help
 
 all: module tools
 
@@ -26,6 +26,9 @@ check:
 check-matrix:
 	tests/check-matrix.sh
 
+style:
+	tests/style.sh "$(KDIR)"
+
 bench:
 	tests/bench.sh
 
@@ -39,5 +42,5 @@ clean:
 	$(MAKE) -C userspace clean
 
 help:
-	@echo "targets: all module tools install check check-matrix bench demo clean"
+	@echo "targets: all module tools install check check-matrix bench demo style clean"
 	@echo "vars:    KDIR=$(KDIR) PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)"
