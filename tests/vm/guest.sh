@@ -1,0 +1,80 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# tests/vm/guest.sh [TEST...]: the in-VM test driver (runs INSIDE the guest,
+# as root; see tests/vm/vng.sh).
+#
+# Mounts debugfs, marks the kernel log, runs each tests/vm/t-*.sh (all,
+# sorted, or the ones named: "t-knob", "t-knob.sh" or "knob"; $MMT_TESTS is
+# used when no argument is given) with MMT_TOP exported, then the final check
+# "dmesg clean" (no WARNING, BUG, Oops, Call Trace or general protection
+# fault since the mark), then prints the kernel log since the mark prefixed
+# with "dmesg| ", and last the sentinel line "mmtune-guest-done".
+#
+# Each test prints "ok - ..." / "not ok - ..." lines (tests/vm/lib.sh). A test
+# that exits non-zero without a "not ok" line, prints no check at all, or
+# runs past $MMT_TEST_TIMEOUT seconds (default 600) gets a "not ok" line here.
+# A test that leaves mmtune loaded gets it unloaded (and a "# " note).
+
+MMT_TOP=$(cd "$(dirname "$0")/../.." && pwd)
+export MMT_TOP
+VM=$MMT_TOP/tests/vm
+. "$VM/lib.sh"
+
+mount_debugfs
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+echo "# guest: $(uname -r) $(nproc) cpus, $(awk '/MemTotal/ {print int($2/1024) " MiB"}' /proc/meminfo)"
+
+mark="mmtune-guest: start $$.$RANDOM"
+echo "$mark" > /dev/kmsg
+
+[ $# -gt 0 ] || set -- ${MMT_TESTS:-}
+tests=()
+if [ $# -eq 0 ]; then
+	for t in "$VM"/t-*.sh; do [ -e "$t" ] && tests+=("$t"); done
+else
+	for n in "$@"; do
+		for c in "$VM/$n" "$VM/$n.sh" "$VM/t-$n.sh"; do
+			[ -f "$c" ] && { tests+=("$c"); continue 2; }
+		done
+		fail "$n: no such test in tests/vm"
+	done
+fi
+
+log=/var/tmp/mmt-test.log
+for t in "${tests[@]}"; do
+	name=$(basename "$t" .sh)
+	echo "# --- $name"
+	start=$(date +%s)
+	interp=sh
+	head -n 1 "$t" | grep -q bash && interp=bash
+	timeout -k 10 "${MMT_TEST_TIMEOUT:-600}" "$interp" "$t" 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+		fail "$name: timed out after ${MMT_TEST_TIMEOUT:-600}s"
+	elif ! grep -qE '^(not )?ok - ' "$log"; then
+		fail "$name: ran no check (exit status $rc)"
+	elif [ "$rc" != 0 ] && ! grep -q '^not ok - ' "$log"; then
+		fail "$name: exit status $rc"
+	fi
+	echo "# $name: $(( $(date +%s) - start ))s"
+	if [ -d /sys/module/mmtune ]; then
+		echo "# $name left mmtune loaded: unloading"
+		rmmod mmtune 2>&1 | sed 's/^/# /'
+	fi
+done
+
+# The kernel log since the mark (all of it if the mark scrolled away).
+dmesg > /var/tmp/mmt-dmesg.all
+if grep -qF "$mark" /var/tmp/mmt-dmesg.all; then
+	awk -v m="$mark" 'on; index($0, m) { on = 1 }' /var/tmp/mmt-dmesg.all > /var/tmp/mmt-dmesg
+else
+	cp /var/tmp/mmt-dmesg.all /var/tmp/mmt-dmesg
+fi
+bad=$(grep -E '\bWARNING\b|\bBUG\b|Oops|Call Trace|general protection' /var/tmp/mmt-dmesg | head -n 1)
+if [ -z "$bad" ]; then
+	ok "dmesg clean"
+else
+	fail "dmesg clean: $bad"
+fi
+sed 's/^/dmesg| /' /var/tmp/mmt-dmesg
+echo mmtune-guest-done
