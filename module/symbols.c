@@ -119,8 +119,6 @@ int mmtune_symbols_init(void)
 
 	stext = lookup_name_fn("_stext");
 	etext = lookup_name_fn("_etext");
-	sdata = lookup_name_fn("_sdata");
-	edata_end = lookup_name_fn("_end");
 	if (!stext || etext <= stext) {
 		pr_err("kernel text bounds (_stext/_etext) not found\n");
 		lookup_name_fn = NULL;
@@ -135,9 +133,17 @@ bool mmtune_in_kernel_text(unsigned long addr)
 	return addr >= stext && addr < etext;
 }
 
-/* In the core kernel's data or bss; false when the bounds are unknown. */
+/*
+ * In the core kernel's data or bss; false when the bounds are unknown.
+ * Looked up on first use: only the rare fallback paths need it, and each
+ * look-up walks kallsyms (slow under emulation).
+ */
 bool mmtune_in_kernel_data(unsigned long addr)
 {
+	if (!sdata) {
+		sdata = mmtune_lookup_name("_sdata");
+		edata_end = mmtune_lookup_name("_end");
+	}
 	return sdata && edata_end > sdata && addr >= sdata && addr < edata_end;
 }
 
