@@ -96,7 +96,8 @@ int mmt_order_set_default(int *via_kernel);
 /* Like mmt_knob_read but returns the byte count (>= 0) on success. */
 long mmt_knob_read_n(const char *knob, char *buf, size_t len);
 
-/* 1 if name is a plausible knob name ([A-Za-z0-9_.-], no "." / ".."). */
+/* 1 if name is a plausible knob name: components of [A-Za-z0-9_.-]
+ * joined by '/' (pfn_valid/mode), none "." or "..", <= 64 bytes. */
 int mmt_knob_name_ok(const char *name);
 
 /* Map errno from open/read (value NULL) or write of path to MMT_E*;
@@ -104,18 +105,25 @@ int mmt_knob_name_ok(const char *name);
 int mmt_errno_to_err(int e, const char *path, const char *value);
 
 /*
- * latency: a histogram whose exact layout the module defines.  Tolerant:
- * each line whose last whitespace-separated token is an unsigned integer
- * is a bucket (label = the text before it, trimmed of spaces and a
- * trailing ':'); any other line (headers, comments, blank) is skipped.
- * Returns buckets stored (<= max) or MMT_EINVAL if the text holds a NUL
- * or a non-ASCII byte.
+ * latency (module/stats.c): "key: value" lines (state, unit,
+ * fault_around_samples, ...), '#' comments, and bucket lines of four
+ * unsigned integers LOW HIGH FAULT_AROUND NO_FAULT_AROUND (faults that
+ * took LOW <= ns < HIGH).  Tolerant: any other line is skipped, key/value
+ * pairs and buckets beyond the arrays are dropped.  Returns the number of
+ * buckets stored, or MMT_EINVAL if the text holds a NUL or non-ASCII byte.
  */
-struct mmt_bucket {
-	char label[64];
-	unsigned long long count;
+#define MMT_LAT_MAX_KV		16
+#define MMT_LAT_MAX_BUCKETS	64
+struct mmt_lat_bucket {
+	unsigned long long low, high, fault_around, no_fault_around;
 };
-int mmt_parse_latency(const char *text, size_t len, struct mmt_bucket *b, int max);
+struct mmt_latency {
+	struct mmt_kv kv[MMT_LAT_MAX_KV];
+	int nkv;
+	struct mmt_lat_bucket b[MMT_LAT_MAX_BUCKETS];
+	int nb;
+};
+int mmt_parse_latency(const char *text, size_t len, struct mmt_latency *lat);
 
 /* Strict unsigned 64-bit parse of a whole string (base 10). */
 int mmt_parse_u64(const char *s, unsigned long long *out);

@@ -1,0 +1,629 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Host test suite of mmtunectl and libmmtune: no VM, no module.  A fake
+# debugfs tree (fixtures/tree, copied per check) stands for
+# /sys/kernel/debug through MMTUNE_DEBUGFS and MMTUNE_SYSFS_MODULE.
+#
+# Prints one "ok - NAME" or "not ok - NAME: why" line per check; exits 1
+# if any failed.  The suite runs twice: a plain build, then an ASan+UBSan
+# build (names prefixed "san: ") that must produce zero sanitizer reports.
+# Then each libFuzzer target runs for MMT_FUZZ_SECONDS (default 10; 0
+# skips them).
+#
+#   tests/host/run.sh                       everything
+#   MMT_FUZZ_SECONDS=600 tests/host/run.sh  fuzz longer
+#   MMT_HOST_SAN=0 tests/host/run.sh        skip the sanitizer pass
+
+set -u
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+FIX=$TOP/tests/host/fixtures
+US=$TOP/userspace
+FUZZ_SECONDS=${MMT_FUZZ_SECONDS:-10}
+W=$(mktemp -d /tmp/mmtune-host.XXXXXX)
+chmod 755 "$W"
+UPDATER=
+cleanup() {
+	[ -n "$UPDATER" ] && kill "$UPDATER" 2>/dev/null
+	rm -rf "$W"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+NPASS=0 NFAIL=0 P=
+ok()   { echo "ok - $P$*"; NPASS=$((NPASS + 1)); }
+fail() { echo "not ok - $P$*"; NFAIL=$((NFAIL + 1)); }
+skip() { echo "ok - $P$* # SKIP"; }
+
+export ASAN_OPTIONS=detect_leaks=1:exitcode=99:abort_on_error=0
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=99
+export LC_ALL=C
+
+# Debian's python3 first: a version manager's shim can cost seconds a call
+PY=/usr/bin/python3
+[ -x $PY ] || PY=python3
+PAGE=$(getconf PAGESIZE)
+log2() { local n=$1 o=0; while [ $((n >>= 1)) -gt 0 ]; do o=$((o + 1)); done; echo $o; }
+KMAX=$(log2 $((PAGE / 8)))		# max order without the module
+KDEF=$(log2 $((65536 / PAGE)))		# the kernel's default: 64 KiB
+
+# run CMD...: stdout in $W/out, stderr in $W/err, status in RC;
+# sanitizer reports are collected into $W/san-reports.
+run() {
+	"$@" >"$W/out" 2>"$W/err"
+	RC=$?
+	if grep -qE 'ERROR: (Address|Leak)Sanitizer|runtime error:|SUMMARY: (Address|Undefined)' "$W/err"; then
+		{ echo "== $*"; cat "$W/err"; } >>"$W/san-reports"
+	fi
+}
+errline() { head -c 300 "$W/err" | tr '\n' ' '; }
+
+# t_rc NAME WANT CMD...: exit status WANT; on failure statuses, exactly
+# one line on stderr and nothing on stdout.
+t_rc() {
+	local name=$1 want=$2
+	shift 2
+	run "$@"
+	if [ "$RC" != "$want" ]; then
+		fail "$name: exit $RC, want $want: $(errline)"
+	elif [ "$want" != 0 ] && [ "$(wc -l <"$W/err")" != 1 ]; then
+		fail "$name: $(wc -l <"$W/err") lines on stderr, want 1: $(errline)"
+	elif [ "$want" != 0 ] && [ -s "$W/out" ]; then
+		fail "$name: stdout not empty on failure"
+	else
+		ok "$name"
+	fi
+}
+
+# t_out NAME WANT CMD...: exit 0 and stdout exactly WANT
+t_out() {
+	local name=$1 want=$2
+	shift 2
+	run "$@"
+	if [ "$RC" != 0 ]; then
+		fail "$name: exit $RC: $(errline)"
+	elif [ "$(cat "$W/out")" != "$want" ]; then
+		fail "$name: got '$(head -c 200 "$W/out")', want '$want'"
+	else
+		ok "$name"
+	fi
+}
+
+# t_file NAME FILE WANT: FILE's content (trailing newline ignored) is WANT
+t_file() {
+	local got
+	got=$(cat "$2" 2>/dev/null)
+	if [ "$got" = "$3" ]; then ok "$1"; else fail "$1: $2 holds '$got', want '$3'"; fi
+}
+
+# t_grep NAME WHERE(out|err) REGEX
+t_grep() {
+	if grep -qE -- "$3" "$W/$2"; then ok "$1"; else fail "$1: no /$3/ in std$2: $(head -c 200 "$W/$2" | tr '\n' ' ')"; fi
+}
+
+# t_json NAME PYEXPR: stdout is JSON (one document, or one per line with
+# LINES=1) and PYEXPR, evaluated with d = the document (or list of them), holds
+t_json() {
+	local why
+	if why=$($PY - "$W/out" "$2" "${LINES:-0}" <<'EOF' 2>&1
+import json, sys
+text = open(sys.argv[1]).read()
+if sys.argv[3] == "1":
+    d = [json.loads(l) for l in text.splitlines()]
+else:
+    d = json.loads(text)
+if not eval("(" + sys.argv[2] + "\n)"):
+    sys.exit("does not hold: %s; got %s" % (sys.argv[2], json.dumps(d)[:300]))
+EOF
+	); then ok "$1"; else fail "$1: $(echo "$why" | tail -n 1)"; fi
+}
+
+# A fresh fake tree: module "loaded", debugfs at $T.
+fresh() {
+	rm -rf "$W/tree"
+	cp -r "$FIX/tree" "$W/tree"
+	T=$W/tree/debugfs/mmtune
+	export MMTUNE_DEBUGFS=$W/tree/debugfs
+	export MMTUNE_SYSFS_MODULE=$W/tree/sysmodule
+}
+no_module() { export MMTUNE_SYSFS_MODULE=$W/no-such-module; }
+
+# ---------------------------------------------------------------- checks
+
+suite_unit() {
+	local f kind base
+	"$UNIT" selftest >"$W/unit.out" 2>"$W/err"
+	RC=$?
+	if grep -qE 'Sanitizer|runtime error:' "$W/err"; then
+		{ echo "== unit selftest"; cat "$W/err"; } >>"$W/san-reports"
+	fi
+	while IFS= read -r line; do
+		case $line in
+		"ok - "*) ok "${line#ok - }" ;;
+		*) fail "${line#not ok - }" ;;
+		esac
+	done <"$W/unit.out"
+	[ "$RC" = 0 ] || fail "unit selftest: exit $RC: $(errline)"
+
+	# parsers against the fixture files, golden output beside each
+	for f in "$FIX"/parse/*.txt; do
+		base=${f%.txt}
+		kind=${base##*/}
+		kind=${kind%%-*}
+		run "$UNIT" parse "$kind" "$f"
+		if [ "$RC" = 0 ] && cmp -s "$W/out" "$base.expect"; then
+			ok "parse ${base##*/}"
+		else
+			fail "parse ${base##*/}: exit $RC, output differs: $(diff "$base.expect" "$W/out" | head -n 4 | tr '\n' ' ')"
+		fi
+	done
+
+	# oversized input, made here rather than stored
+	$PY -c 'print("k" * 1000000 + ": v")' >"$W/big-key"
+	run "$UNIT" parse info "$W/big-key"
+	[ "$(cat "$W/out")" = EINVAL ] && ok "parse info 1 MB key" || fail "parse info 1 MB key: $(head -c 80 "$W/out")"
+	$PY -c 'print("k: " + "v" * 1000000)' >"$W/big-value"
+	run "$UNIT" parse info "$W/big-value"
+	[ "$RC" = 0 ] && [ "$(sed -n 2p "$W/out" | wc -c)" = $((2 + 191 + 1)) ] &&
+		ok "parse info 1 MB value truncated to 191" || fail "parse info 1 MB value: $(head -c 80 "$W/out")"
+	$PY -c 'print("c " + "9" * 1000000)' >"$W/big-stat"
+	run "$UNIT" parse stats "$W/big-stat"
+	[ "$(cat "$W/out")" = EINVAL ] && ok "parse stats 1 MB value" || fail "parse stats 1 MB value: $(head -c 80 "$W/out")"
+	$PY -c '
+for i in range(100000): print("counter_%d %d" % (i, i))' >"$W/many-stats"
+	run "$UNIT" parse stats "$W/many-stats" 50
+	[ "$(head -n 1 "$W/out")" = n=50 ] && [ "$(wc -l <"$W/out")" = 51 ] &&
+		ok "parse stats 100000 lines, max 50" || fail "parse stats 100000 lines: $(head -n 1 "$W/out")"
+	$PY -c '
+for i in range(100000): print("%d %d %d %d" % (i, i + 1, i, i))' >"$W/many-lat"
+	run "$UNIT" parse latency "$W/many-lat"
+	[ "$(head -n 1 "$W/out")" = "n=64 kv=0" ] && ok "parse latency 100000 buckets, kept 64" ||
+		fail "parse latency 100000 lines: $(head -n 1 "$W/out")"
+	head -c 200000 /dev/urandom >"$W/random"
+	for kind in info stats latency; do
+		run "$UNIT" parse $kind "$W/random"
+		[ "$RC" = 0 ] && ok "parse $kind random bytes (got $(head -n 1 "$W/out"))" ||
+			fail "parse $kind random bytes: exit $RC"
+	done
+
+	# JSON escaping checked by a real parser
+	run "$UNIT" json "$(printf 'q"b\\s\ttab\001ctl\177del\303\251 end')"
+	LINES=0 t_json "json escape round trip" \
+		'd[0] == d[1] == "q\"b\\s\ttab\x01ctl\x7fdel\xc3\xa9 end"'
+}
+
+suite_usage() {
+	local v
+	fresh
+	t_rc "no arguments" 2 "$CTL"
+	t_rc "unknown verb" 2 "$CTL" frobnicate
+	t_rc "unknown option" 2 "$CTL" --bogus
+	t_rc "unknown verb option" 2 "$CTL" status --bogus
+	t_out "--version" "mmtunectl $VERSION" "$CTL" --version
+	t_out "-V" "mmtunectl $VERSION" "$CTL" -V
+	run "$CTL" --help
+	[ "$RC" = 0 ] && grep -q '^usage: mmtunectl' "$W/out" && ok "--help" || fail "--help: exit $RC"
+	for v in status get set stats help; do
+		run "$CTL" $v --help
+		[ "$RC" = 0 ] && grep -q "^usage: mmtunectl $v" "$W/out" && ok "$v --help" ||
+			fail "$v --help: exit $RC"
+		run "$CTL" help $v
+		[ "$RC" = 0 ] && grep -q "^usage: mmtunectl $v" "$W/out" && ok "help $v" ||
+			fail "help $v: exit $RC"
+	done
+	t_rc "help unknown verb" 2 "$CTL" help nope
+	t_rc "get without KNOB" 2 "$CTL" get
+	t_rc "get two knobs" 2 "$CTL" get info stats
+	t_rc "get ../ knob" 2 "$CTL" get ../fault_around_bytes
+	t_rc "get empty knob" 2 "$CTL" get ""
+	t_rc "set without arguments" 2 "$CTL" set
+	t_rc "set without VALUE" 2 "$CTL" set fault_around_order
+	t_rc "set three arguments" 2 "$CTL" set fault_around_order 1 2
+	t_rc "set bad knob name" 2 "$CTL" set a/b 1
+	t_rc "status extra argument" 2 "$CTL" status extra
+	t_rc "stats extra argument" 2 "$CTL" stats extra
+	t_rc "stats --watch without value" 2 "$CTL" stats --watch
+	t_rc "stats --watch 0" 2 "$CTL" stats --watch 0
+	t_rc "stats --watch -1" 2 "$CTL" stats --watch -1
+	t_rc "stats --watch abc" 2 "$CTL" stats --watch abc
+	t_rc "stats --watch 1.5" 2 "$CTL" stats --watch 1.5
+	t_rc "stats --watch huge" 2 "$CTL" stats --watch 99999999999999999999
+	t_rc "stats --count without --watch" 2 "$CTL" stats --count 3
+	t_rc "stats --count 0" 2 "$CTL" stats --watch 1 --count 0
+
+	# bad values: exit 2 and nothing written, module or not
+	for mod in module kernel; do
+		fresh
+		[ $mod = kernel ] && no_module
+		for v in -1 12x 99999999999999999999 -99999999999999999999 "" " 3" "3 " 0x3 3.0 + - 1e3 \
+			$(( $([ $mod = module ] && echo 9 || echo "$KMAX") + 1 )) 64 DEFAULT "default "; do
+			t_rc "$mod: set fault_around_order '$v'" 2 "$CTL" set fault_around_order "$v"
+		done
+		t_file "$mod: nothing written to fault_around_order" "$T/fault_around_order" 4
+		t_file "$mod: nothing written to fault_around_bytes" "$W/tree/debugfs/fault_around_bytes" 65536
+	done
+	fresh
+	for v in 2 -1 on "" "1 "; do
+		t_rc "set stats_enable '$v'" 2 "$CTL" set stats_enable "$v"
+	done
+	t_file "nothing written to stats_enable" "$T/stats_enable" 0
+	t_rc "set stats 5" 2 "$CTL" set stats 5
+	t_rc "set latency" 2 "$CTL" set latency 0
+	t_rc "set latency_enable 2" 2 "$CTL" set latency_enable 2
+	for v in "" 0 "0 seq" "16777217 seq" "10 up" "10  seq" "10 seq " "x seq" "-1 rand"; do
+		t_rc "set pfn_valid/bench '$v'" 2 "$CTL" set pfn_valid/bench "$v"
+	done
+	t_file "nothing written to pfn_valid/bench" "$T/pfn_valid/bench" "pattern: none"
+	for v in "" ON "st ock" "../x" "aaaaaaaaaaaaaaaa"; do
+		t_rc "set pfn_valid/mode '$v'" 2 "$CTL" set pfn_valid/mode "$v"
+	done
+	t_file "nothing written to pfn_valid/mode" "$T/pfn_valid/mode" off
+	t_rc "get pfn_valid/../info" 2 "$CTL" get pfn_valid/../info
+	t_rc "get /info" 2 "$CTL" get /info
+	t_rc "get pfn_valid/" 2 "$CTL" get pfn_valid/
+	t_rc "set info" 2 "$CTL" set info x
+	t_rc "set unknown knob, control characters" 2 "$CTL" set future_knob "$(printf 'a\nb')"
+	t_rc "set unknown knob, 65 characters" 2 "$CTL" set future_knob "$(printf '%065d' 0)"
+	t_file "nothing written to stats" "$T/stats" "$(cat "$FIX/tree/debugfs/mmtune/stats")"
+}
+
+suite_module() {
+	local cols
+	fresh
+	t_out "get fault_around_order" 4 "$CTL" get fault_around_order
+	[ -s "$W/err" ] && fail "get fault_around_order: stderr not empty: $(errline)" || ok "get fault_around_order: quiet"
+	t_rc "set fault_around_order 3" 0 "$CTL" set fault_around_order 3
+	t_file "set fault_around_order 3: written" "$T/fault_around_order" 3
+	t_out "get after set" 3 "$CTL" get fault_around_order
+	t_rc "set fault_around_order 0" 0 "$CTL" set fault_around_order 0
+	t_file "set 0: written" "$T/fault_around_order" 0
+	t_rc "set fault_around_order 9 (max_order)" 0 "$CTL" set fault_around_order 9
+	t_file "set 9: written" "$T/fault_around_order" 9
+	t_rc "set fault_around_order default" 0 "$CTL" set fault_around_order default
+	t_file "set default: written as 'default'" "$T/fault_around_order" default
+	t_rc "set fault_around_order 10 > info max_order" 2 "$CTL" set fault_around_order 10
+	t_file "set 10: nothing written" "$T/fault_around_order" default
+	t_out "get info" "$(cat "$FIX/tree/debugfs/mmtune/info")" "$CTL" get info
+	t_out "get stats_enable" 0 "$CTL" get stats_enable
+	t_rc "set stats_enable 1" 0 "$CTL" set stats_enable 1
+	t_file "set stats_enable 1: written" "$T/stats_enable" 1
+	t_rc "get unknown knob" 2 "$CTL" get no_such_knob
+	t_grep "get unknown knob: says so" err "no such knob"
+	t_rc "set unknown knob" 2 "$CTL" set no_such_knob 1
+	t_rc "get a directory" 2 "$CTL" get pfn_valid
+	t_out "get pfn_valid/mode" off "$CTL" get pfn_valid/mode
+	t_rc "set pfn_valid/mode section" 0 "$CTL" set pfn_valid/mode section
+	t_file "set pfn_valid/mode: written" "$T/pfn_valid/mode" section
+	t_rc "set pfn_valid/bench '1000 holes'" 0 "$CTL" set pfn_valid/bench "1000 holes"
+	t_file "set pfn_valid/bench: written" "$T/pfn_valid/bench" "1000 holes"
+	t_rc "set latency_enable 0" 0 "$CTL" set latency_enable 0
+	t_file "set latency_enable 0: written" "$T/latency_enable" 0
+	rm "$T/latency"
+	t_rc "get a known knob the module lacks" 1 "$CTL" get latency
+	t_grep "get a known knob the module lacks: says so" err "lacks it"
+
+	fresh
+	t_rc "status" 0 "$CTL" status
+	t_grep "status: module loaded" out '^module: +loaded \(version 0\.1\.0\)'
+	t_grep "status: order" out '^fault_around_order: +4$'
+	t_grep "status: bytes" out "^fault_around_bytes: +$((4096 << 4))$"
+	t_grep "status: stats off" out '^stats: +off$'
+	t_grep "status: info lines" out '^  pfn_valid: inline$'
+	run "$CTL" status --json
+	t_json "status --json reflects info" "$(cat <<EOF
+d["module_loaded"] is True and d["module_version"] == "0.1.0" and d["via"] == "module"
+and d["fault_around_order"] == 4 and d["fault_around_bytes"] == 65536
+and d["max_order"] == 9 and d["default_order"] == 4 and d["stats_enable"] is False
+and d["arch"] == "x86_64" and d["page_size"] == 4096 and d["debugfs"] == "$W/tree/debugfs"
+and d["info"] == dict(l.split(": ", 1) for l in open("$FIX/tree/debugfs/mmtune/info").read().splitlines())
+EOF
+)"
+	echo 1 >"$T/stats_enable"
+	run "$CTL" status --json
+	t_json "status --json stats on" 'd["stats_enable"] is True'
+	cp "$FIX/parse/info-odd.txt" "$T/info"
+	run "$CTL" status --json
+	t_json "status --json escapes quotes, backslash, tab" \
+		'd["info"]["quote"] == "say \"hi\" \\ tab\there" and d["info"]["url"] == "http://x:80/y" and d["max_order"] is None'
+	printf 'garbage line\n' >"$T/info"
+	t_rc "status: garbage info" 1 "$CTL" status
+	$PY -c 'print("k" * 200000)' >"$T/info"
+	t_rc "status: oversized info" 1 "$CTL" status
+	rm "$T/info"
+	t_rc "status: info missing" 1 "$CTL" status
+
+	fresh
+	t_rc "stats" 0 "$CTL" stats
+	t_grep "stats: aligned lines" out '^fault_around_pages_requested +4800$'
+	t_grep "stats: unavailable kept" out '^fault_around_pages_mapped +unavailable$'
+	t_grep "stats: note when counting is off" err 'stats_enable 1'
+	[ "$(wc -l <"$W/out")" = 4 ] && ok "stats: 4 lines" || fail "stats: $(wc -l <"$W/out") lines"
+	run "$CTL" stats --json
+	t_json "stats --json" 'd["stats_enable"] is False and d["stats"] == {"faults": 1200, "fault_around_calls": 300, "fault_around_pages_requested": 4800, "fault_around_pages_mapped": None}'
+	t_json "stats --json latency" 'd["latency"] == {"state": "on", "unit": "ns", "fault_around_samples": 1024, "no_fault_around_samples": None, "unclassified": 0, "missed": 3, "buckets": [{"low": 1024, "high": 2048, "fault_around": 980, "no_fault_around": 12}, {"low": 2048, "high": 4096, "fault_around": 44, "no_fault_around": 5}]}'
+	cp "$FIX/parse/latency-unavailable.txt" "$T/latency"
+	run "$CTL" stats --json
+	t_json "stats --json latency unavailable" 'd["latency"] == {"state": "unavailable (see info: hook_handle_mm_fault_return)", "buckets": []}'
+	rm "$T/latency"
+	run "$CTL" stats --json
+	t_json "stats --json without latency" 'd["latency"] is None and len(d["stats"]) == 4'
+	cp "$FIX/parse/latency-garbage.txt" "$T/latency"
+	run "$CTL" stats --json
+	t_json "stats --json with garbage latency" 'd["latency"] is None'
+	: >"$T/stats"
+	run "$CTL" stats --json
+	t_json "stats --json empty" 'd["stats"] == {}'
+	t_out "stats empty" "" "$CTL" stats
+	cp "$FIX/parse/stats-garbage.txt" "$T/stats"
+	t_rc "stats garbage" 1 "$CTL" stats
+	t_grep "stats garbage: says so" err "unexpected content"
+	$PY -c '
+for i in range(1000): print("c%d %d" % (i, i))' >"$T/stats"
+	run "$CTL" stats
+	[ "$RC" = 0 ] && [ "$(wc -l <"$W/out")" -le 1000 ] && ok "stats 1000 counters: bounded ($(wc -l <"$W/out") lines)" ||
+		fail "stats 1000 counters: exit $RC"
+	fresh
+	t_rc "stats --reset" 0 "$CTL" stats --reset
+	t_file "stats --reset writes 0" "$T/stats" 0
+	[ -s "$W/out" ] && fail "stats --reset: printed something" || ok "stats --reset: quiet"
+
+	# --watch: a writer bumps the counters 5 times a second
+	fresh
+	echo 1 >"$T/stats_enable"
+	(
+		i=0
+		while :; do
+			i=$((i + 1))
+			printf 'faults %d\nfault_around_calls %d\nfault_around_pages_requested 4800\nfault_around_pages_mapped unavailable\n' \
+				$((1200 + 10 * i)) $((300 + i)) >"$T/stats.new" && mv "$T/stats.new" "$T/stats"
+			sleep 0.2
+		done
+	) &
+	UPDATER=$!
+	sleep 0.5
+	run "$CTL" stats --watch 1 --count 3
+	if [ "$RC" = 0 ] && [ "$(wc -l <"$W/out")" = 4 ]; then ok "stats --watch 1 --count 3: header + 3 lines"
+	else fail "stats --watch 1 --count 3: exit $RC, $(wc -l <"$W/out") lines: $(errline)"; fi
+	cols=$(head -n 1 "$W/out" | tr -s ' ' | sed 's/^ //')
+	[ "$cols" = "faults fault_around_calls fault_around_pages_requested fault_around_pages_mapped" ] &&
+		ok "stats --watch: header names the counters" || fail "stats --watch header: '$cols'"
+	if awk 'NR > 1 && !($1 > 0 && $2 > 0 && $3 == 0 && $4 == "-") { bad = 1 } END { exit bad }' "$W/out"; then
+		ok "stats --watch: deltas (growing > 0, steady 0, gone -)"
+	else
+		fail "stats --watch deltas: $(tail -n 3 "$W/out" | tr '\n' '|')"
+	fi
+	run "$CTL" stats --watch 1 --count 2 --json
+	LINES=1 t_json "stats --watch --json: one object per line" \
+		'len(d) == 2 and all(x["seconds"] == 1 and x["deltas"]["faults"] > 0 and x["deltas"]["fault_around_pages_requested"] == 0 and x["deltas"]["fault_around_pages_mapped"] is None for x in d) and [x["interval"] for x in d] == [1, 2]'
+	"$CTL" stats --watch 1 >"$W/out" 2>"$W/err" &
+	local pid=$!
+	sleep 2.5
+	kill -INT $pid
+	wait $pid
+	RC=$?
+	grep -qE 'Sanitizer|runtime error:' "$W/err" && { echo "== watch SIGINT"; cat "$W/err"; } >>"$W/san-reports"
+	[ "$RC" = 0 ] && [ "$(wc -l <"$W/out")" -ge 2 ] && ok "stats --watch: SIGINT stops cleanly ($(($(wc -l <"$W/out") - 1)) intervals)" ||
+		fail "stats --watch SIGINT: exit $RC, $(wc -l <"$W/out") lines: $(errline)"
+	kill "$UPDATER" 2>/dev/null
+	wait "$UPDATER" 2>/dev/null
+	UPDATER=
+	sleep 0.5	# its last mv may still be running
+	rm -f "$T/stats"
+	t_rc "stats --watch: stats file gone" 1 "$CTL" stats --watch 1 --count 1
+}
+
+suite_kernel() {
+	fresh
+	no_module
+	t_out "no module: get fault_around_order" "$KDEF" "$CTL" get fault_around_order
+	t_grep "no module: get says so" err 'note: mmtune module not loaded, using the kernel.s .*/fault_around_bytes'
+	[ "$(wc -l <"$W/err")" = 1 ] && ok "no module: one note line" || fail "no module: $(wc -l <"$W/err") lines on stderr"
+	t_rc "no module: set fault_around_order 2" 0 "$CTL" set fault_around_order 2
+	t_grep "no module: set says so" err 'using the kernel.s .*/fault_around_bytes'
+	t_file "no module: set 2 writes page_size << 2" "$W/tree/debugfs/fault_around_bytes" $((PAGE << 2))
+	t_out "no module: get after set" 2 "$CTL" get fault_around_order
+	t_rc "no module: set fault_around_order $KMAX (page size bound)" 0 "$CTL" set fault_around_order "$KMAX"
+	t_file "no module: set $KMAX written" "$W/tree/debugfs/fault_around_bytes" $((PAGE << KMAX))
+	t_rc "no module: set default" 0 "$CTL" set fault_around_order default
+	t_file "no module: default is 64 KiB" "$W/tree/debugfs/fault_around_bytes" 65536
+	t_file "no module: module file untouched" "$T/fault_around_order" 4
+	echo 12288 >"$W/tree/debugfs/fault_around_bytes"
+	t_out "no module: non power of two rounds down" 1 "$CTL" get fault_around_order
+	echo 65536 >"$W/tree/debugfs/fault_around_bytes"
+	t_rc "no module: get stats" 1 "$CTL" get stats
+	t_grep "no module: get stats says modprobe" err "not loaded: run 'modprobe mmtune'"
+	t_rc "no module: stats" 1 "$CTL" stats
+	t_rc "no module: set stats_enable" 1 "$CTL" set stats_enable 1
+	t_rc "no module: status" 0 "$CTL" status
+	t_grep "no module: status says so" out '^module: +not loaded$'
+	t_grep "no module: status via kernel" out '^via: +kernel'
+	run "$CTL" status --json
+	t_json "no module: status --json" "d['module_loaded'] is False and d['via'] == 'kernel' and d['info'] is None and d['fault_around_order'] == $KDEF and d['max_order'] == $KMAX and d['stats_enable'] is None"
+	echo junk >"$W/tree/debugfs/fault_around_bytes"
+	t_rc "no module: junk in fault_around_bytes" 1 "$CTL" get fault_around_order
+	rm "$W/tree/debugfs/fault_around_bytes"
+	t_rc "no module, no fault_around_bytes: get" 1 "$CTL" get fault_around_order
+	t_grep "no module, no fault_around_bytes: says modprobe" err "modprobe mmtune"
+	t_rc "no module, no fault_around_bytes: set" 1 "$CTL" set fault_around_order 2
+
+	# debugfs not mounted
+	fresh
+	no_module
+	export MMTUNE_DEBUGFS=
+	t_rc "no debugfs, no module: get" 1 "$CTL" get fault_around_order
+	t_grep "no debugfs, no module: says mount" err "mount -t debugfs"
+	t_rc "no debugfs, no module: status" 1 "$CTL" status
+	export MMTUNE_DEBUGFS=$W/nonexistent
+	t_rc "debugfs path missing: get" 1 "$CTL" get fault_around_order
+	fresh
+	export MMTUNE_DEBUGFS=
+	t_out "no debugfs, module: get uses the parameter" 4 "$CTL" get fault_around_order
+	t_rc "no debugfs, module: set uses the parameter" 0 "$CTL" set fault_around_order 2
+	t_file "no debugfs, module: parameter written" "$W/tree/sysmodule/parameters/fault_around_order" 2
+	t_rc "no debugfs, module: get info" 1 "$CTL" get info
+	t_grep "no debugfs, module: says mount" err "mount -t debugfs"
+	t_rc "no debugfs, module: status" 0 "$CTL" status
+}
+
+suite_perm() {
+	if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null; then
+		skip "unprivileged: needs root and setpriv"
+		return
+	fi
+	fresh
+	chmod 700 "$W/tree/debugfs"
+	local as_nobody="setpriv --reuid=65534 --regid=65534 --clear-groups"
+	t_rc "unprivileged: get fault_around_order" 1 $as_nobody "$CTL" get fault_around_order
+	t_grep "unprivileged: says run as root" err "permission denied .*: run as root"
+	t_rc "unprivileged: set fault_around_order 2" 1 $as_nobody "$CTL" set fault_around_order 2
+	t_file "unprivileged: nothing written" "$T/fault_around_order" 4
+	t_rc "unprivileged: status" 1 $as_nobody "$CTL" status
+	t_rc "unprivileged: stats" 1 $as_nobody "$CTL" stats
+	t_rc "unprivileged: bad value is still usage" 2 $as_nobody "$CTL" set fault_around_order 12x
+	no_module
+	t_rc "unprivileged, no module: get" 1 $as_nobody "$CTL" get fault_around_order
+	t_grep "unprivileged, no module: says run as root" err "run as root"
+}
+
+# ---------------------------------------------------------- build + run
+
+VERSION=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$TOP/dkms.conf")
+VERSION=${VERSION:-0.0.0}
+
+# build_suite DIR [SAN]: libmmtune, mmtunectl and the unit driver
+build_suite() {
+	local o=$1 san=${2:-} flags="-Wall -Wextra -Werror -std=gnu11 -O1 -g"
+	[ -n "$san" ] && flags="$flags -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
+	make -s -C "$US" O="$o" VERSION="$VERSION" ${san:+SAN=1} ctl >"$W/build.log" 2>&1 &&
+		${CC:-cc} $flags -I"$US/lib" "$TOP/tests/host/unit.c" "$o/lib/libmmtune.a" -o "$o/unit" >>"$W/build.log" 2>&1
+}
+
+run_suites() {
+	CTL=$1/mmtunectl
+	UNIT=$1/unit
+	suite_unit
+	suite_usage
+	suite_module
+	suite_kernel
+	suite_perm
+}
+
+P=
+if build_suite "$W/plain"; then
+	ok "build (-Wall -Wextra -Werror)"
+	run_suites "$W/plain"
+else
+	fail "build: $(tail -n 5 "$W/build.log" | tr '\n' ' ')"
+fi
+
+# install layout (needs mmstress too)
+if make -s -C "$US" O="$W/inst" VERSION="$VERSION" install DESTDIR="$W/dest" PREFIX=/usr >"$W/install.log" 2>&1; then
+	for f in usr/sbin/mmtunectl usr/bin/mmstress usr/share/man/man8/mmtunectl.8 \
+		usr/share/man/man1/mmstress.1 usr/share/bash-completion/completions/mmtunectl; do
+		[ -f "$W/dest/$f" ] && ok "install: /$f" || fail "install: /$f missing"
+	done
+	[ -x "$W/dest/usr/sbin/mmtunectl" ] && ok "install: mmtunectl executable" || fail "install: mmtunectl not executable"
+else
+	fail "make install DESTDIR PREFIX=/usr: $(tail -n 3 "$W/install.log" | tr '\n' ' ')"
+fi
+
+# man page: groff finds nothing to warn about, every verb is described
+if command -v groff >/dev/null; then
+	w=$(groff -man -ww -z "$US/man/mmtunectl.8" 2>&1)
+	[ -z "$w" ] && ok "man: mmtunectl.8 renders without warnings" || fail "man: $(echo "$w" | head -n 2 | tr '\n' ' ')"
+	for v in status get set stats; do
+		grep -qE "^\.(B|BR|BI) \"?$v" "$US/man/mmtunectl.8" && ok "man: describes $v" || fail "man: no $v"
+	done
+else
+	fail "man: groff not installed (tests/deps/host.txt: groff-base)"
+fi
+
+# bash completion
+comp() {
+	bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _mmtunectl; echo "${COMPREPLY[*]}"' \
+		_ "$US/completion/mmtunectl" "$@" 2>&1
+}
+fresh
+c=$(comp mmtunectl "")
+[ "$c" = "status get set stats help --help --version" ] && ok "completion: verbs" || fail "completion: verbs: '$c'"
+c=$(comp mmtunectl get "")
+for k in fault_around_order info stats stats_enable latency_enable latency pfn_valid/mode pfn_valid/bench; do
+	case " $c " in *" $k "*) ok "completion: get offers $k" ;; *) fail "completion: get: '$c'" ;; esac
+done
+c=$(comp mmtunectl set fault_around_order "")
+[ "$c" = "default 0 1 2 3 4 5 6 7 8 9" ] && ok "completion: orders from info" || fail "completion: orders: '$c'"
+c=$(comp mmtunectl set stats_enable "")
+[ "$c" = "0 1" ] && ok "completion: stats_enable values" || fail "completion: stats_enable: '$c'"
+c=$(comp mmtunectl set pfn_valid/mode "")
+[ "$c" = "off stock section vmemmap" ] && ok "completion: pfn_valid strategies from info" || fail "completion: pfn_valid/mode: '$c'"
+c=$(comp mmtunectl stats --r)
+[ "$c" = "--reset" ] && ok "completion: stats options" || fail "completion: stats options: '$c'"
+
+# the same under ASan + UBSan
+if [ "${MMT_HOST_SAN:-1}" != 0 ]; then
+	P="san: "
+	: >"$W/san-reports"
+	if build_suite "$W/san" san; then
+		ok "build"
+		run_suites "$W/san"
+		if [ -s "$W/san-reports" ]; then
+			fail "zero sanitizer reports: $(grep -cE 'ERROR:|runtime error:' "$W/san-reports") found:"
+			head -n 40 "$W/san-reports" | sed 's/^/# /'
+		else
+			ok "zero sanitizer reports"
+		fi
+	else
+		fail "build: $(tail -n 5 "$W/build.log" | tr '\n' ' ')"
+	fi
+	P=
+fi
+
+# libFuzzer, a bounded time per parser
+FUZZCC=
+for c in clang-14 clang; do command -v $c >/dev/null && { FUZZCC=$c; break; }; done
+# the library once, instrumented for the fuzzer, linked into each target
+FUZZFLAGS="-g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -Wall -Wextra -Werror -I$US/lib"
+FUZZLIB=
+if [ -n "$FUZZCC" ] && [ "$FUZZ_SECONDS" != 0 ]; then
+	mkdir -p "$W/fuzzlib"
+	for f in "$US"/lib/*.c; do
+		$FUZZCC $FUZZFLAGS -c "$f" -o "$W/fuzzlib/$(basename "$f" .c).o" >>"$W/fuzzlib.log" 2>&1 || FUZZLIB=bad
+	done
+	[ -z "$FUZZLIB" ] && FUZZLIB=$(echo "$W"/fuzzlib/*.o)
+fi
+for t in info stats latency misc; do
+	if [ "$FUZZ_SECONDS" = 0 ]; then
+		skip "fuzz $t: MMT_FUZZ_SECONDS=0"
+		continue
+	fi
+	if [ -z "$FUZZCC" ]; then
+		fail "fuzz $t: no clang (tests/deps/host.txt: clang, libclang-rt-14-dev)"
+		continue
+	fi
+	if [ "$FUZZLIB" = bad ]; then
+		fail "fuzz $t: library build: $(tail -n 3 "$W/fuzzlib.log" | tr '\n' ' ')"
+		continue
+	fi
+	# shellcheck disable=SC2086
+	if ! $FUZZCC ${FUZZFLAGS/fuzzer-no-link/fuzzer} "$TOP/tests/fuzz/fuzz_$t.c" $FUZZLIB \
+		-o "$W/fuzz_$t" >"$W/fuzz_$t.log" 2>&1; then
+		fail "fuzz $t: build: $(tail -n 3 "$W/fuzz_$t.log" | tr '\n' ' ')"
+		continue
+	fi
+	mkdir -p "$W/corpus_$t"
+	cp "$FIX"/parse/*.txt "$W/corpus_$t/"
+	find "$FIX/tree" -type f -exec cp {} "$W/corpus_$t/" \;
+	if (cd "$W" && ./fuzz_$t -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=1024 \
+		-print_final_stats=1 "corpus_$t" >"fuzz_$t.log" 2>&1); then
+		ok "fuzz $t: ${FUZZ_SECONDS}s, $(sed -n 's/^stat::number_of_executed_units: *//p' "$W/fuzz_$t.log") runs, no crash"
+	else
+		fail "fuzz $t: $(grep -m1 -E 'ERROR|runtime error|deadly' "$W/fuzz_$t.log")"
+		grep -A 20 -m1 -E 'ERROR|runtime error' "$W/fuzz_$t.log" | sed 's/^/# /'
+		ls "$W"/crash-* 2>/dev/null | head -n 3 | while read -r f; do
+			echo "# crash input (base64): $(base64 -w0 "$f" | head -c 400)"
+		done
+	fi
+done
+
+echo "# host: $NPASS passed, $NFAIL failed"
+[ "$NFAIL" = 0 ]

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host unit checks of libmmtune, and a driver for the parser fixtures.
+ *
+ *   unit selftest               prints "ok - NAME" / "not ok - NAME: why"
+ *   unit parse info|stats|latency FILE [MAX]
+ *                               prints "n=N" then one "key=value" per pair
+ *                               (latency: key=value, then "[low,high) fa nofa"), or "EINVAL"
+ *   unit json STRING            prints STRING as a JSON literal (both APIs)
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mmtune.h"
+
+static int failed;
+
+static void check(const char *name, int cond, const char *why)
+{
+	if (cond) {
+		printf("ok - unit: %s\n", name);
+	} else {
+		printf("not ok - unit: %s: %s\n", name, why);
+		failed = 1;
+	}
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	size_t cap = 4096, n = 0, r;
+	char *buf;
+
+	if (!f)
+		return NULL;
+	buf = malloc(cap);
+	while (buf && (r = fread(buf + n, 1, cap - n, f)) > 0) {
+		n += r;
+		if (n == cap) {
+			char *nb = realloc(buf, cap * 2);
+
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+	}
+	fclose(f);
+	*len = n;
+	return buf;
+}
+
+static int do_parse(const char *kind, const char *path, int max)
+{
+	size_t len = 0;
+	char *text = slurp(path, &len);
+	int n, i;
+
+	if (!text) {
+		perror(path);
+		return 1;
+	}
+	if (!strcmp(kind, "latency")) {
+		struct mmt_latency *lat = malloc(sizeof(*lat));
+
+		n = mmt_parse_latency(text, len, lat);
+		if (n < 0) {
+			printf("EINVAL\n");
+		} else {
+			printf("n=%d kv=%d\n", n, lat->nkv);
+			for (i = 0; i < lat->nkv; i++)
+				printf("%s=%s\n", lat->kv[i].key, lat->kv[i].value);
+			for (i = 0; i < n; i++)
+				printf("[%llu,%llu) %llu %llu\n", lat->b[i].low, lat->b[i].high,
+				       lat->b[i].fault_around, lat->b[i].no_fault_around);
+		}
+		free(lat);
+	} else {
+		struct mmt_kv *kv = calloc((size_t)max + 1, sizeof(*kv));
+
+		n = !strcmp(kind, "info") ? mmt_parse_info(text, len, kv, max)
+					  : mmt_parse_stats(text, len, kv, max);
+		if (n < 0) {
+			printf("EINVAL\n");
+		} else {
+			printf("n=%d\n", n);
+			for (i = 0; i < n; i++)
+				printf("%s=%s\n", kv[i].key, kv[i].value);
+		}
+		free(kv);
+	}
+	free(text);
+	return 0;
+}
+
+static void selftest(void)
+{
+	struct { const char *s; long min, max; int ok; long want; } L[] = {
+		{ "0", 0, 9, 1, 0 }, { "9", 0, 9, 1, 9 }, { "10", 0, 9, 0, 0 },
+		{ "-1", 0, 9, 0, 0 }, { "12x", 0, 9, 0, 0 }, { "", 0, 9, 0, 0 },
+		{ " 3", 0, 9, 0, 0 }, { "3 ", 0, 9, 0, 0 }, { "0x3", 0, 9, 0, 0 },
+		{ "3.0", 0, 9, 0, 0 }, { "+3", 0, 9, 1, 3 }, { "-", 0, 9, 0, 0 },
+		{ "99999999999999999999", 0, 9, 0, 0 },
+		{ "9223372036854775807", 0, 9223372036854775807L, 1, 9223372036854775807L },
+		{ "-9223372036854775808", -9223372036854775807L - 1, 0, 1, -9223372036854775807L - 1 },
+		{ "-9223372036854775809", -9223372036854775807L - 1, 0, 0, 0 },
+	};
+	char buf[256], name[128];
+	struct mmt_kv kv[4];
+	unsigned long long u;
+	size_t i, n;
+	long v;
+
+	for (i = 0; i < sizeof(L) / sizeof(L[0]); i++) {
+		int r = mmt_parse_long(L[i].s, L[i].min, L[i].max, &v);
+
+		snprintf(name, sizeof(name), "parse_long '%s'", L[i].s);
+		if (L[i].ok)
+			check(name, r == MMT_OK && v == L[i].want, mmt_errmsg());
+		else
+			check(name, r == MMT_EINVAL && strlen(mmt_errmsg()) > 0, "accepted");
+	}
+	check("parse_long NULL", mmt_parse_long(NULL, 0, 1, &v) == MMT_EINVAL, "accepted");
+	check("parse_u64 max", mmt_parse_u64("18446744073709551615", &u) == 0 &&
+	      u == 18446744073709551615ULL, "rejected");
+	check("parse_u64 overflow", mmt_parse_u64("18446744073709551616", &u) == MMT_EINVAL, "accepted");
+	check("parse_u64 sign", mmt_parse_u64("-1", &u) == MMT_EINVAL, "accepted");
+	check("parse_u64 empty", mmt_parse_u64("", &u) == MMT_EINVAL, "accepted");
+
+	n = mmt_json_escape(buf, sizeof(buf), "a\"b\\c\n\t\x01\x7f\xc3");
+	check("json_escape", n == strlen(buf) &&
+	      !strcmp(buf, "\"a\\\"b\\\\c\\n\\t\\u0001\\u007f\\u00c3\""), buf);
+	n = mmt_json_escape(buf, 4, "abcdef");
+	check("json_escape truncates", n == 8 && !strcmp(buf, "\"ab"), buf);
+	n = mmt_json_escape(NULL, 0, "ab");
+	check("json_escape sizing", n == 4, "wrong size");
+
+	check("parse_info empty", mmt_parse_info("", 0, kv, 4) == 0, "not 0");
+	check("parse_info NULL", mmt_parse_info(NULL, 0, kv, 4) == 0, "not 0");
+	check("parse_info NUL byte", mmt_parse_info("a: b\0c: d", 9, kv, 4) == MMT_EINVAL, "accepted");
+	check("parse_info unterminated", mmt_parse_info("a: 1\nb: 2xyz", 9, kv, 4) == 2 &&
+	      !strcmp(kv[1].value, "2"), "wrong");
+	check("parse_info max", mmt_parse_info("a: 1\nb: 2\nc: 3\n", 15, kv, 2) == 2, "not 2");
+	check("parse_info max still validates",
+	      mmt_parse_info("a: 1\nb: 2\ngarbage\n", 18, kv, 1) == MMT_EINVAL, "accepted");
+	check("parse_stats one token", mmt_parse_stats("a\n", 2, kv, 4) == MMT_EINVAL, "accepted");
+	check("parse_stats three tokens", mmt_parse_stats("a 1 2\n", 6, kv, 4) == MMT_EINVAL, "accepted");
+	check("kv_get", mmt_parse_info("x: 1\ny: 2\n", 10, kv, 4) == 2 &&
+	      !strcmp(mmt_kv_get(kv, 2, "y"), "2") && !mmt_kv_get(kv, 2, "z") &&
+	      !mmt_kv_get(NULL, 2, "y"), "wrong");
+
+	check("exit code ok", mmt_exit_code(MMT_OK) == 0, "not 0");
+	check("exit code einval", mmt_exit_code(MMT_EINVAL) == 2, "not 2");
+	check("exit code enoknob", mmt_exit_code(MMT_ENOKNOB) == 2, "not 2");
+	check("exit code enomod", mmt_exit_code(MMT_ENOMOD) == 1, "not 1");
+	check("exit code eperm", mmt_exit_code(MMT_EPERM) == 1, "not 1");
+	check("exit code enodebugfs", mmt_exit_code(MMT_ENODEBUGFS) == 1, "not 1");
+	check("exit code eio", mmt_exit_code(MMT_EIO) == 1, "not 1");
+	check("errno EINVAL", mmt_errno_to_err(EINVAL, "/x", "7") == MMT_EINVAL &&
+	      strstr(mmt_errmsg(), "'7'"), mmt_errmsg());
+	check("errno EACCES", mmt_errno_to_err(EACCES, "/x", NULL) == MMT_EPERM &&
+	      strstr(mmt_errmsg(), "root"), mmt_errmsg());
+	check("errno EIO", mmt_errno_to_err(EIO, "/x", NULL) == MMT_EIO, mmt_errmsg());
+	check("errno kept", (mmt_errno_to_err(EPERM, "/x", NULL), errno == EPERM), "clobbered");
+	check("knob name ok", mmt_knob_name_ok("fault_around_order"), "rejected");
+	check("knob name ..", !mmt_knob_name_ok(".."), "accepted");
+	check("knob name slash", !mmt_knob_name_ok("../info"), "accepted");
+	check("knob name subdir", mmt_knob_name_ok("pfn_valid/mode"), "rejected");
+	check("knob name subdir ..", !mmt_knob_name_ok("pfn_valid/../info"), "accepted");
+	check("knob name trailing /", !mmt_knob_name_ok("pfn_valid/"), "accepted");
+	check("knob name leading /", !mmt_knob_name_ok("/info"), "accepted");
+	check("knob name empty", !mmt_knob_name_ok(""), "accepted");
+	check("knob read bad name", mmt_knob_read("a//b", buf, sizeof(buf)) == MMT_ENOKNOB, "accepted");
+	check("knob read no buffer", mmt_knob_read("info", buf, 0) == MMT_EINVAL, "accepted");
+	check("knob write NULL", mmt_knob_write("info", NULL) == MMT_EINVAL, "accepted");
+	check("order set -1", mmt_order_set(-1, NULL) == MMT_EINVAL, "accepted");
+	check("order set 64", mmt_order_set(64, NULL) == MMT_EINVAL, "accepted");
+	check("knob list", mmt_knobs[0] && !strcmp(mmt_knobs[0], "fault_around_order"), "wrong");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 2 && !strcmp(argv[1], "selftest")) {
+		selftest();
+		return failed;
+	}
+	if (argc >= 4 && !strcmp(argv[1], "parse"))
+		return do_parse(argv[2], argv[3], argc > 4 ? atoi(argv[4]) : 256);
+	if (argc == 3 && !strcmp(argv[1], "json")) {
+		char *b;
+		size_t n = mmt_json_escape(NULL, 0, argv[2]);
+
+		b = malloc(n + 1);
+		if (!b || mmt_json_escape(b, n + 1, argv[2]) != n)
+			return 1;
+		printf("[%s,", b);
+		mmt_json_str(stdout, argv[2]);
+		printf("]\n");
+		free(b);
+		return 0;
+	}
+	fprintf(stderr, "usage: unit selftest | parse KIND FILE [MAX] | json STRING\n");
+	return 2;
+}
