@@ -1,0 +1,76 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# tests/demo.sh: `make demo`. Run as root on Debian 12.
+#
+# Sets up what it needs (tests/setup.sh), builds the tools and the module
+# for Debian's 6.1 kernel, boots that kernel under TCG with virtme-ng
+# (tests/vm/vng.sh), loads mmtune and runs the seed-000 sweep: seq, rand
+# and sparse at fault-around orders 0,1,3,4,5,7 with 1 and 2 threads, and
+# prints the tables in the seed's layout and the wall time.
+#
+# Env: MMT_DEMO_SEQ_SIZE (default 64M per thread), MMT_DEMO_RAND_SIZE (64M),
+#      MMT_DEMO_SPARSE_SIZE (512M: 256 page tables per thread; only the
+#      fault-around windows are cached), MMT_DEMO_ORDERS (0,1,3,4,5,7),
+#      MMT_DEMO_THREADS (1,2).
+set -euo pipefail
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+ORDERS=${MMT_DEMO_ORDERS:-0,1,3,4,5,7}
+THREADS=${MMT_DEMO_THREADS:-1,2}
+
+# ---------------------------------------------------------------- in the VM
+if [ "${1:-}" = --guest ]; then
+	MMS=$MMT_MMSTRESS
+	DBG=/sys/kernel/debug
+	mountpoint -q $DBG || mount -t debugfs none $DBG
+	insmod "$TOP/module/mmtune.ko"
+	dir=$(mktemp -d /var/tmp/mmt-demo.XXXXXX)
+	mount -t tmpfs -o size=1200m,huge=never mmt-demo "$dir"
+	trap 'umount "$dir"; rmdir "$dir"; rmmod mmtune' EXIT
+	info() { sed -n "s/^$1: //p" $DBG/mmtune/info; }
+	echo "guest: Linux $(uname -r) $(uname -m), $(nproc) CPUs, $(awk '/MemTotal/ {print int($2/1024)}' /proc/meminfo) MiB, page $(info page_size) B," \
+		"ptrs_per_pte $(info ptrs_per_pte); mmtune loaded, default order $(info default_order), now $(cat $DBG/mmtune/fault_around_order)"
+	echo
+	for w in seq rand sparse; do
+		case $w in
+		seq) size=${MMT_DEMO_SEQ_SIZE:-64M} ;;
+		rand) size=${MMT_DEMO_RAND_SIZE:-64M} ;;
+		sparse) size=${MMT_DEMO_SPARSE_SIZE:-512M} ;;
+		esac
+		"$MMS" "$w" --orders "$ORDERS" --threads "$THREADS" --size "$size" --file "$dir" --quiet
+		echo
+	done
+	echo "fault_around_order after the sweeps: $(cat $DBG/mmtune/fault_around_order) (restored)"
+	exit 0
+fi
+
+# ---------------------------------------------------------------- on the host
+t0=$(date +%s)
+log() { echo "demo: $*" >&2; }
+die() { echo "demo: error: $*" >&2; exit 1; }
+[ "$(id -u)" = 0 ] || die "must run as root (sudo make demo)"
+cd "$TOP"
+OUT=$TOP/tests/out/demo
+mkdir -p "$OUT"
+
+log "setup (tests/setup.sh, log in tests/out/demo/setup.log)"
+tests/setup.sh > "$OUT/setup.log" 2>&1 || die "tests/setup.sh failed: $(tail -n 1 "$OUT/setup.log")"
+KVER=$(cd /lib/modules && ls -d 6.1.*-amd64 2>/dev/null | sort -V | tail -n 1)
+[ -n "$KVER" ] || die "no Debian 6.1 kernel installed"
+
+log "build: make tools, make module KDIR=/lib/modules/$KVER/build"
+make tools > "$OUT/build.log" 2>&1 || log "make tools failed (see tests/out/demo/build.log)"
+MMS=$TOP/userspace/mmstress
+if [ ! -f "$MMS" ] || [ ! -x "$MMS" ]; then
+	# the tree's build did not leave the binary: build mmstress alone
+	MMS=$OUT/mmstress
+	cc -O2 -std=gnu11 -I userspace/lib -DMMT_VERSION="\"$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)\"" \
+		-o "$MMS" userspace/mmstress/*.c userspace/lib/*.c -lpthread -lm >> "$OUT/build.log" 2>&1 ||
+		die "cannot build mmstress: $(tail -n 1 "$OUT/build.log")"
+fi
+make module KDIR="/lib/modules/$KVER/build" >> "$OUT/build.log" 2>&1 ||
+	die "make module failed: $(tail -n 1 "$OUT/build.log")"
+
+log "booting $KVER under TCG (tests/vm/vng.sh), then the sweep: this takes a few minutes"
+MMT_MMSTRESS=$MMS tests/vm/vng.sh --memory 2G --cpus 2 --timeout 900 -- "$TOP/tests/demo.sh" --guest
+echo "wall time: $(( $(date +%s) - t0 ))s (setup, build, VM boot and sweep)"

@@ -1,0 +1,317 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# mmstress (issue 4), inside the guest: fault counts per order against
+# independent counts, sweeps that restore the knob (also on SIGINT), every
+# workload's CSV and JSON, dio's nr_hugepages, migrate on two NUMA nodes
+# (or its skip status on one), the EOF/SIGBUS probe at every order, and
+# bad input.  Small sizes: TCG is slow.
+. "$(dirname "$0")/lib.sh"
+
+PSZ=$(getconf PAGESIZE)
+WORK=$(mktemp -d /var/tmp/mmt-mms.XXXXXX)
+SHM=$WORK/shm
+cleanup() {
+	[ -n "${BGPID:-}" ] && kill "$BGPID" 2>/dev/null
+	umount "$WORK/ext4" 2>/dev/null
+	umount "$SHM" 2>/dev/null
+	rm -rf "$WORK"
+	unload_module
+}
+trap cleanup EXIT
+
+# --- the binary: the tree's build, or $MMT_MMSTRESS, else build it here
+MMS=${MMT_MMSTRESS:-$MMT_TOP/userspace/mmstress}
+if [ ! -f "$MMS" ] || [ ! -x "$MMS" ]; then
+	echo "# no mmstress binary at $MMS: building one in $WORK"
+	MMS=$WORK/mmstress
+	if ! cc -O2 -std=gnu11 -I"$MMT_TOP/userspace/lib" -o "$MMS" \
+		"$MMT_TOP"/userspace/mmstress/*.c "$MMT_TOP"/userspace/lib/*.c -lpthread -lm \
+		2> "$WORK/cc.log"; then
+		fail "build mmstress: $(tail -n 1 "$WORK/cc.log")"
+		exit 1
+	fi
+fi
+ok "mmstress binary: $MMS ($("$MMS" --version))"
+
+mkdir "$SHM"
+mount -t tmpfs -o size=600m,huge=never mmt-mms "$SHM"
+
+unload_module
+if ! load_module 2> "$WORK/err"; then
+	fail "insmod mmtune: $(cat "$WORK/err")"
+	exit 1
+fi
+KNOB=$MMT/fault_around_order
+MAX=$(sed -n 's/^max_order: //p' $MMT/info)
+ALL=$(seq -s, 0 "$MAX")
+order() { cat $KNOB; }
+sect() { echo "# [${SECONDS}s] $*"; }
+
+# csvcol FILE COLUMN [NAME=VALUE...]: COLUMN of the data lines matching all
+# filters (awk: python3 takes seconds to start under TCG)
+csvcol() {
+	local f=$1 col=$2
+	shift 2
+	awk -F, -v col="$col" -v flt="$*" '
+	NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; nf = split(flt, fl, " "); next }
+	{ for (j = 1; j <= nf; j++) { split(fl[j], kv, "="); if ($h[kv[1]] != kv[2]) next }
+	  print $h[col] }' "$f"
+}
+shm_empty() { [ -z "$(ls -A "$SHM")" ]; }
+
+# --- 1. seq: faults fall by 2^order, exactly (one byte per page, aligned map)
+sect "1. seq"
+echo 2 > $KNOB
+MB=16
+PAGES=$((MB * 1024 * 1024 / PSZ))
+if "$MMS" seq --touch page -s ${MB}M -t 1,2 -o "$ALL" -F csv -f "$SHM" > "$WORK/seq.csv" 2> "$WORK/err"; then
+	o=0
+	while [ $o -le "$MAX" ]; do
+		for t in 1 2; do
+			got=$(csvcol "$WORK/seq.csv" minor_faults order=$o threads=$t)
+			expect_eq "seq $t thread(s) ${MB}M per thread, order $o: faults = $((t * PAGES))/2^$o" \
+				"$got" $((t * PAGES >> o))
+		done
+		o=$((o + 1))
+	done
+	expect_eq "seq sweep restores the knob" "$(order)" 2
+	shm_empty && ok "seq sweep leaves no file" || fail "seq sweep left $(ls "$SHM")"
+else
+	fail "seq sweep: exit $?: $(tail -n 1 "$WORK/err")"
+fi
+
+# --- 2. seq/rand/sparse against /proc/vmstat pgfault over the same window,
+sect "2. seq/rand/sparse against /proc/vmstat pgfault over the same window,"
+#        and seq against the rig's own probe (tests/vm/probe/faultprobe.c)
+for w in seq rand sparse; do
+	size=32M; [ $w = sparse ] && size=1G
+	if "$MMS" $w -s $size -o 0,3 -F csv -f "$SHM" > "$WORK/$w.csv" 2> "$WORK/err"; then
+		for o in 0 3; do
+			mf=$(csvcol "$WORK/$w.csv" minor_faults order=$o)
+			vm=$(csvcol "$WORK/$w.csv" vm_pgfault order=$o)
+			within "$w order $o: minor_faults vs vmstat pgfault" "$mf" "$vm" 2
+		done
+	else
+		fail "$w -o 0,3: $(tail -n 1 "$WORK/err")"
+	fi
+done
+PROBE=$WORK/faultprobe
+if cc -O2 -o "$PROBE" "$MMT_TOP/tests/vm/probe/faultprobe.c" 2>/dev/null; then
+	dd if=/dev/urandom of="$SHM/probe" bs=1M count=16 status=none
+	for o in 0 3 5; do
+		echo $o > $KNOB
+		set -- $("$PROBE" "$SHM/probe")
+		mf=$("$MMS" seq --touch page -s 16M -F csv -f "$SHM" 2>/dev/null | tail -n 1 | cut -d, -f5)
+		within "seq order $o: mmstress faults vs faultprobe" "$mf" "$4" 2
+	done
+	rm -f "$SHM/probe"
+else
+	echo "# no compiler in the guest: faultprobe comparison skipped"
+fi
+
+# --- 3. sparse: one fault per page table whatever the order
+sect "3. sparse"
+if "$MMS" sparse -s 256M -o 0,4,$MAX -F csv -f "$SHM" > "$WORK/sp.csv" 2>"$WORK/err"; then
+	span=$((PSZ * (1 << MAX)))
+	touches=$((256 * 1024 * 1024 / span))
+	for o in 0 4 $MAX; do
+		within "sparse order $o: faults = touches ($touches)" \
+			"$(csvcol "$WORK/sp.csv" minor_faults order=$o)" $touches 2
+	done
+else
+	fail "sparse sweep: $(tail -n 1 "$WORK/err")"
+fi
+
+# --- 4. SIGINT mid-sweep restores the knob and removes the file
+sect "4. SIGINT mid-sweep restores the knob and removes the file"
+echo 3 > $KNOB
+"$MMS" seq -s 16M -o 0,1,5,7 -r 1000 -F csv -f "$SHM" > "$WORK/int.csv" 2> "$WORK/int.err" &
+BGPID=$!
+n=0
+while [ "$(wc -l < "$WORK/int.csv")" -lt 3 ] && [ $n -lt 600 ]; do sleep 0.2; n=$((n + 1)); done
+mid=$(order)
+kill -INT $BGPID
+wait $BGPID
+rc=$?
+BGPID=
+expect_eq "SIGINT mid-sweep: exit status 130" $rc 130
+case $mid in 0|1|5|7) ok "SIGINT mid-sweep: the sweep was running (order $mid)" ;;
+	*) fail "SIGINT mid-sweep: order was $mid while running" ;; esac
+expect_eq "SIGINT mid-sweep: knob restored" "$(order)" 3
+shm_empty && ok "SIGINT mid-sweep: no file left" || fail "SIGINT left $(ls "$SHM")"
+# and SIGTERM during setup (writing the file)
+"$MMS" seq -s 256M -t 2 -o 5 -f "$SHM" > /dev/null 2>&1 &
+BGPID=$!
+sleep 0.3
+kill -TERM $BGPID
+wait $BGPID
+BGPID=
+expect_eq "SIGTERM early: knob restored" "$(order)" 3
+shm_empty && ok "SIGTERM early: no file left" || fail "SIGTERM left $(ls "$SHM")"
+
+# --- 5. every workload's CSV and JSON parse
+sect "5. every workload's CSV and JSON parse"
+modprobe loop 2>/dev/null
+NODES=0
+for n in /sys/devices/system/node/node[0-9]*; do
+	[ -e "$n/meminfo" ] && [ "$(awk '/MemTotal/ {print $4}' "$n/meminfo")" != 0 ] && NODES=$((NODES + 1))
+done
+[ $NODES -ge 1 ] || NODES=1
+HP0=$(cat /proc/sys/vm/nr_hugepages)
+wl_args() {
+	case $1 in
+	seq|rand) echo "-s 8M -t 1,2 -o 0,4" ;;
+	sparse) echo "-s 64M -t 1,2 -o 0,4" ;;
+	build) echo "-n 5 -t 1,2" ;;
+	ebizzy) echo "-s 4M -n 50 -t 1,2 -r 2" ;;
+	dio) echo "-s 8M -t 1,2" ;;
+	migrate) echo "-s 8M -t 1,2 -n 1" ;;
+	pfnscan) echo "-t 1,2" ;;
+	eofprobe) echo "-o 0,$MAX" ;;
+	esac
+}
+mkdir "$WORK/fmt"
+for w in seq rand sparse build ebizzy dio migrate pfnscan eofprobe; do
+	for fmt in csv json; do
+		# shellcheck disable=SC2046
+		"$MMS" $w $(wl_args $w) -F $fmt -f "$SHM" > "$WORK/fmt/$w.$fmt" 2> "$WORK/err"
+		rc=$?
+		if [ $rc = 77 ]; then
+			ok "$w --format $fmt: skipped (77): $(tail -n 1 "$WORK/err")"
+			rm "$WORK/fmt/$w.$fmt"
+		elif [ $rc != 0 ]; then
+			fail "$w --format $fmt: exit $rc: $(tail -n 1 "$WORK/err")"
+			rm "$WORK/fmt/$w.$fmt"
+		fi
+	done
+done
+# one python3 for all of them
+python3 - "$WORK"/fmt/* <<'EOF'
+import csv, json, os, sys
+need = "workload,order,threads,repeat,minor_faults,major_faults,seconds,throughput,unit".split(",")
+for path in sys.argv[1:]:
+    w, fmt = os.path.basename(path).split(".")
+    try:
+        keys = need if w != "eofprobe" else ["workload", "order", "pages_past_eof", "sigbus", "result"]
+        rows = list(csv.DictReader(open(path))) if fmt == "csv" else json.load(open(path))
+        assert isinstance(rows, list) and rows, "no records"
+        for r in rows:
+            for k in keys:
+                assert k in r, "no column " + k
+            assert str(r["workload"]) == w, r["workload"]
+            if w != "eofprobe":
+                float(r["seconds"]); int(r["minor_faults"]); int(r["major_faults"])
+                assert float(r["throughput"]) > 0, "throughput 0"
+            else:
+                assert r["result"] == "ok", r
+        print("ok - %s --format %s parses: %d records" % (w, fmt, len(rows)))
+    except Exception as e:
+        print("not ok - %s --format %s: %r" % (w, fmt, e))
+EOF
+shm_empty && ok "workloads leave no file" || fail "workloads left $(ls "$SHM")"
+expect_eq "workloads leave the knob alone" "$(order)" 3
+
+# --- 6. dio restores nr_hugepages (also on SIGINT) and runs at 64K and 1M
+sect "6. dio restores nr_hugepages (also on SIGINT) and runs at 64K and 1M"
+expect_eq "dio restored nr_hugepages" "$(cat /proc/sys/vm/nr_hugepages)" "$HP0"
+"$MMS" dio -s 16M -F csv -f "$SHM" > "$WORK/dio.csv" 2> "$WORK/err"
+rc=$?
+if [ $rc = 0 ]; then
+	expect_eq "dio: 64K and 1M blocks" "$(csvcol "$WORK/dio.csv" block | tr '\n' ' ')" "65536 1048576 "
+	echo "# dio: $(csvcol "$WORK/dio.csv" throughput | tr '\n' ' ')MB/s; $(tail -n 1 "$WORK/err")"
+	"$MMS" dio -s 16M -n 100000 -q -f "$SHM" > /dev/null 2>&1 &
+	BGPID=$!
+	n=0
+	while [ "$(cat /proc/sys/vm/nr_hugepages)" = "$HP0" ] && [ $n -lt 300 ]; do sleep 0.2; n=$((n + 1)); done
+	raised=$(cat /proc/sys/vm/nr_hugepages)
+	sleep 1
+	kill -INT $BGPID
+	wait $BGPID
+	BGPID=
+	[ "$raised" != "$HP0" ] && ok "dio raised nr_hugepages to $raised" || fail "dio never raised nr_hugepages"
+	expect_eq "dio SIGINT restores nr_hugepages" "$(cat /proc/sys/vm/nr_hugepages)" "$HP0"
+	shm_empty && ok "dio SIGINT: no file left" || fail "dio SIGINT left $(ls "$SHM")"
+	[ -z "$(losetup -a 2>/dev/null | grep mmstress)" ] && ok "dio: no loop device left" ||
+		fail "dio left $(losetup -a | grep mmstress)"
+elif [ $rc = 77 ]; then
+	ok "dio skipped here (77): $(tail -n 1 "$WORK/err")"
+else
+	fail "dio: exit $rc: $(tail -n 1 "$WORK/err")"
+fi
+expect_eq "dio leaves nr_hugepages as found" "$(cat /proc/sys/vm/nr_hugepages)" "$HP0"
+
+# --- 7. migrate: two nodes, or the skip status
+sect "7. migrate"
+"$MMS" migrate -s 16M -t 1 -F csv -f "$SHM" > "$WORK/mig.csv" 2> "$WORK/err"
+rc=$?
+if [ "$NODES" -ge 2 ]; then
+	expect_eq "migrate with $NODES nodes: exit 0" $rc 0
+	if [ $rc = 0 ]; then
+		echo "# migrate: $(csvcol "$WORK/mig.csv" throughput) MB/s, pgmigrate_success $(csvcol "$WORK/mig.csv" vm_pgmigrate_success)"
+		ms=$(csvcol "$WORK/mig.csv" vm_pgmigrate_success)
+		# 2 passes there and back over 16M: 4 x 4096 pages
+		within "migrate: pgmigrate_success = pages moved" "$ms" $((4 * 16 * 1024 * 1024 / PSZ)) 2
+	fi
+else
+	expect_eq "migrate with one node: skip status 77" $rc 77
+	grep -q "NUMA" "$WORK/err" && ok "migrate says why it skips: $(cat "$WORK/err")" ||
+		fail "migrate skip message: $(cat "$WORK/err")"
+	echo "# one NUMA node: boot with tests/vm/vng.sh --numa for the two-node run"
+fi
+
+# --- 8. EOF probe: SIGBUS past EOF at every order, on tmpfs and on ext4
+sect "8. EOF probe"
+if "$MMS" eofprobe -o "$ALL" -f "$SHM" > "$WORK/eof" 2> "$WORK/err"; then
+	ok "eofprobe tmpfs, orders $ALL: $(grep -c ' ok$' "$WORK/eof") orders ok"
+else
+	fail "eofprobe tmpfs: $(grep FAIL "$WORK/eof" | head -n 1) $(tail -n 1 "$WORK/err")"
+fi
+if command -v mkfs.ext4 > /dev/null && truncate -s 64M "$SHM/ext4.img" &&
+	mkfs.ext4 -q -F "$SHM/ext4.img" 2>/dev/null && mkdir -p "$WORK/ext4" &&
+	mount -o loop "$SHM/ext4.img" "$WORK/ext4" 2>/dev/null; then
+	if "$MMS" eofprobe -o "$ALL" -f "$WORK/ext4" > "$WORK/eof" 2> "$WORK/err"; then
+		ok "eofprobe ext4, orders $ALL: $(grep -c ' ok$' "$WORK/eof") orders ok"
+	else
+		fail "eofprobe ext4: $(grep FAIL "$WORK/eof" | head -n 1) $(tail -n 1 "$WORK/err")"
+	fi
+	umount "$WORK/ext4"
+	rm -f "$SHM/ext4.img"
+else
+	echo "# no ext4 on a loop device here: eofprobe on tmpfs only"
+	rm -f "$SHM/ext4.img"
+fi
+expect_eq "eofprobe restores the knob" "$(order)" 3
+
+# --- 9. bad input: exit 2, one line, nothing left, knob unchanged
+sect "9. bad input"
+mkdir -p "$WORK/ro"
+mount -t tmpfs -o ro mmt-ro "$WORK/ro"
+bad() {
+	local name=$1; shift
+	"$MMS" "$@" > "$WORK/bad.out" 2> "$WORK/bad.err"
+	local rc=$? lines
+	lines=$(wc -l < "$WORK/bad.err")
+	if [ $rc = 2 ] && [ "$lines" = 1 ] && [ ! -s "$WORK/bad.out" ] && shm_empty &&
+		[ -z "$(ls -A "$WORK/ro")" ] && [ "$(order)" = 3 ]; then
+		ok "bad input $name: exit 2: $(cat "$WORK/bad.err")"
+	else
+		fail "bad input $name: exit $rc, $lines line(s), order $(order), left: $(ls -A "$SHM") $(cat "$WORK/bad.err" | head -n 2 | tr '\n' '|')"
+	fi
+}
+bad "--size 0" seq --size 0 -o 1,2 -f "$SHM"
+bad "--size -1" seq --size -1 -o 1,2 -f "$SHM"
+bad "--size 12Q" seq --size 12Q -o 1,2 -f "$SHM"
+bad "--threads 0" seq --threads 0 -o 1,2 -f "$SHM"
+bad "--threads a,b" seq --threads a,b -o 1,2 -f "$SHM"
+bad "unknown workload" frobnicate -o 1,2
+bad "--orders $((MAX + 1))" seq --orders 1,$((MAX + 1)) -f "$SHM"
+bad "--file on a read-only fs (dir)" seq -o 1,2 --file "$WORK/ro"
+bad "--file on a read-only fs (path)" seq -o 1,2 --file "$WORK/ro/f"
+bad "--file in a missing dir" seq -o 1,2 --file "$WORK/nonexistent/f"
+bad "--size too large for tmpfs" seq -s 100G -o 1,2 -f "$SHM"
+bad "--format xml" seq --format xml
+bad "--repeat 0" seq --repeat 0
+umount "$WORK/ro"
+
+unload_module
+sect done
