@@ -22,7 +22,7 @@
 set -uo pipefail
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-cd "$TOP"
+cd "$TOP" || exit 1
 OUT=$TOP/tests/out
 rm -rf "$OUT"; mkdir -p "$OUT"
 t0=$(date +%s)
@@ -61,9 +61,13 @@ if ! tests/setup.sh 2>&1 | tee "$OUT/setup.log" | sed 's/^/# /'; then
 fi
 ok "setup"
 
-KVER=$(cd /lib/modules && ls -d 6.1.*-amd64 2>/dev/null | sort -V | tail -n 1)
+KVER=$(tests/kver.sh)
 KDIR=/lib/modules/$KVER/build
 VER=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+if [ -z "$KVER" ] || [ -z "$VER" ]; then
+	fail "setup: no 6.1 kernel in /lib/modules ('$KVER') or no version in dkms.conf ('$VER')"
+	finish
+fi
 echo "# kernel $KVER, mmtune $VER"
 
 # --- 2. userspace and host tests -----------------------------------------
@@ -79,6 +83,7 @@ if [ -x tests/host/run.sh ] || [ -f tests/host/run.sh ]; then
 fi
 
 # --- 3. the module: DKMS as users do it, and the tree's build -------------
+# shellcheck disable=SC2317 # called through step
 dkms_install() {
 	local v
 	# Every registered version goes, and the copy dkms add made last time.
@@ -86,6 +91,7 @@ dkms_install() {
 		dkms remove "mmtune/$v" --all || return 1
 	done
 	rm -rf "/usr/src/mmtune-$VER"
+	rm -f "/lib/modules/$KVER/updates/dkms/mmtune.ko"*	# unregistered leftovers
 	dkms add . &&
 	dkms build "mmtune/$VER" -k "$KVER" &&
 	dkms install "mmtune/$VER" -k "$KVER" &&

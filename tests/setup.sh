@@ -80,8 +80,7 @@ if [ ${#missing_bw[@]} -gt 0 ] || [ ${#missing_sec[@]} -gt 0 ]; then
 fi
 
 # The 6.1 kernel the VM boots.
-kver=$(cd /lib/modules && ls -d 6.1.*-amd64 2>/dev/null | sort -V | tail -n 1 || true)
-[ -n "$kver" ] && [ -f "/boot/vmlinuz-$kver" ] && [ -d "/lib/modules/$kver/build" ] ||
+"$TOP/tests/kver.sh" >/dev/null ||
 	die "no Debian 6.1 kernel with headers found (linux-image/headers-amd64)"
 
 # --- virtme-ng from trixie, extracted into the cache ---------------------
@@ -114,9 +113,9 @@ trap 'rm -rf "$dl"' EXIT
 deb=$(ls "$dl"/virtme-ng_*_all.deb)
 ver=$(dpkg-deb -f "$deb" Version)
 log "virtme-ng $ver; Depends: $(dpkg-deb -f "$deb" Depends)"
-rm -rf "$vng_root/$ver.new"
+rm -rf "${vng_root:?}/${ver:?}.new"
 dpkg-deb -x "$deb" "$vng_root/$ver.new"
-rm -rf "$vng_root/$ver"
+rm -rf "${vng_root:?}/${ver:?}"
 mv "$vng_root/$ver.new" "$vng_root/$ver"
 ln -sfn "$ver" "$vng_root/current"
 PYTHONPATH=$vng_root/current/usr/lib/python3/dist-packages \

@@ -45,7 +45,7 @@ for t in "${tests[@]}"; do
 	name=$(basename "$t" .sh)
 	echo "# --- $name"
 	start=$(date +%s)
-	interp=sh
+	interp='sh'
 	head -n 1 "$t" | grep -q bash && interp=bash
 	timeout -k 10 "${MMT_TEST_TIMEOUT:-600}" "$interp" "$t" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}

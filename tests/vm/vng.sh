@@ -11,9 +11,10 @@
 # reporting a status).
 #
 # Options:
-#   --kernel VMLINUZ  kernel image (default: the newest /boot/vmlinuz-6.1.*-amd64
-#                     or $MMT_KERNEL). Its modules come from the host's
-#                     /lib/modules/<release>, dkms-installed ones included.
+#   --kernel VMLINUZ  kernel image (default: $MMT_KERNEL, else the newest
+#                     /boot/vmlinuz-6.1.*-amd64 with headers: tests/kver.sh).
+#                     Its modules are the host's /lib/modules/<release>,
+#                     dkms-installed ones included (depmod'ed on the host).
 #   --memory M        guest memory, qemu syntax: 2G (default), 3072M, ...
 #   --cpus N          guest CPUs (default 2)
 #   --numa            two NUMA nodes, half the memory and one CPU each
@@ -63,7 +64,7 @@ done
 	echo "vng.sh: virtme-ng not found in $VNG_DIR: run tests/setup.sh" >&2; exit 1; }
 
 if [ -z "$kernel" ]; then
-	kver=$(cd /lib/modules && ls -d 6.1.*-amd64 2>/dev/null | sort -V | tail -n 1 || true)
+	kver=$("$(dirname "$0")/../kver.sh" || true)
 	kernel=/boot/vmlinuz-$kver
 fi
 [ -r "$kernel" ] || { echo "vng.sh: no kernel image '$kernel'" >&2; exit 1; }
