@@ -16,6 +16,7 @@
 /* Brought up in this order, taken down in reverse. */
 static const struct mmtune_feature *const features[] = {
 	&mmtune_fault_around_feature,
+	&mmtune_pfn_valid_feature,
 };
 
 static struct dentry *mmtune_dir;

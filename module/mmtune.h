@@ -39,6 +39,16 @@ const char *mmtune_arch_name(void);
 unsigned int mmtune_max_order(void);
 unsigned int mmtune_default_order(void);
 const char *mmtune_pfn_valid_kind(void);
+/* pfn_valid strategies (pfn_valid.c); BIT(n) of those this arch can have */
+enum mmtune_pv_impl {
+	MMTUNE_PV_STOCK,
+	MMTUNE_PV_SECTION,
+	MMTUNE_PV_VMEMMAP,
+	MMTUNE_PV_MEMBLOCK,
+	MMTUNE_PV_NR
+};
+
+unsigned int mmtune_pfn_valid_impls(void);
 
 /* fault_around.c: the kernel's fault-around size as an order. */
 extern const struct mmtune_feature mmtune_fault_around_feature;
@@ -46,5 +56,8 @@ int mmtune_fa_get_order(unsigned int *order);
 int mmtune_fa_set_order(unsigned int order);
 int mmtune_parse_order(const char *buf, unsigned int *order);
 bool mmtune_fa_available(void);
+
+/* pfn_valid.c: pfn_valid strategies, bench, cross-check, override. */
+extern const struct mmtune_feature mmtune_pfn_valid_feature;
 
 #endif /* MMTUNE_H */
