@@ -660,6 +660,234 @@ out:
 	return rc;
 }
 
+/* ---- pfn_valid ---- */
+
+/* A JSON number as the kernel prints it: digits, optionally ".digits". */
+static int json_number_ok(const char *v)
+{
+	size_t n = strspn(v, "0123456789");
+
+	if (!n || (v[0] == '0' && n > 1 && v[1] != '.'))
+		return 0;
+	if (!v[n])
+		return 1;
+	if (v[n] != '.' || !v[n + 1])
+		return 0;
+	return strspn(v + n + 1, "0123456789") == strlen(v + n + 1);
+}
+
+static void json_scalar(const char *v)
+{
+	if (json_number_ok(v))
+		fputs(v, stdout);
+	else if (!strcmp(v, "-") || !strcmp(v, "unavailable"))
+		fputs("null", stdout);
+	else
+		mmt_json_str(stdout, v);
+}
+
+/*
+ * pfn_valid/bench as JSON: its "key: value" lines as members, then the
+ * table (a header line of column names, a row per strategy) as "results".
+ */
+static int bench_json(char *text)
+{
+	char *line, *save = NULL, *cols[16];
+	int ncols = 0, first = 1, rows = 0, i;
+
+	fputc('{', stdout);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *colon = strchr(line, ':');
+
+		if (!*line || *line == '#')
+			continue;
+		if (colon && !ncols) {
+			char *v = colon + 1;
+
+			*colon = '\0';
+			while (*v == ' ')
+				v++;
+			fputs(first ? "" : ",", stdout);
+			first = 0;
+			mmt_json_str(stdout, line);
+			fputc(':', stdout);
+			json_scalar(v);
+			continue;
+		}
+		if (!ncols) {		/* the header */
+			char *w, *s2 = NULL;
+
+			for (w = strtok_r(line, " \t", &s2); w && ncols < 16; w = strtok_r(NULL, " \t", &s2))
+				cols[ncols++] = w;
+			fputs(first ? "\"results\":[" : ",\"results\":[", stdout);
+			first = 0;
+			continue;
+		}
+		{
+			char *w, *s2 = NULL;
+
+			fputs(rows++ ? ",{" : "{", stdout);
+			for (i = 0, w = strtok_r(line, " \t", &s2); w && i < ncols; i++, w = strtok_r(NULL, " \t", &s2)) {
+				fputs(i ? "," : "", stdout);
+				mmt_json_str(stdout, cols[i]);
+				fputc(':', stdout);
+				json_scalar(w);
+			}
+			fputc('}', stdout);
+		}
+	}
+	if (ncols)
+		fputc(']', stdout);
+	fputs("}\n", stdout);
+	return 0;
+}
+
+/* info's pfn_valid_impls into buf ("stock section ..."), or -1. */
+static int pfv_impls(char *buf, size_t len)
+{
+	struct mmt_kv *kv = calloc(MAXKV, sizeof(*kv));
+	const char *v;
+	int n, rc = -1;
+
+	if (!kv)
+		return -1;
+	n = mmt_info(kv, MAXKV);
+	if (n > 0 && (v = mmt_kv_get(kv, n, "pfn_valid_impls"))) {
+		snprintf(buf, len, "%s", v);
+		rc = 0;
+	}
+	free(kv);
+	return rc;
+}
+
+static int in_words(const char *word, const char *list)
+{
+	size_t n = strlen(word);
+	const char *p = list;
+
+	while ((p = strstr(p, word))) {
+		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
+			return 1;
+		p += n;
+	}
+	return 0;
+}
+
+static int cmd_pfn_valid(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int json = 0, c, err, nargs;
+	char *buf = NULL, impls[192];
+	const char *sub;
+	int rc = 0;
+
+	/* options anywhere (no value here can start with '-') */
+	while ((c = getopt_long(argc, argv, ":jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j': json = 1; break;
+		case 'h': printf("%s\n%s", find_verb("pfn_valid")->usage, find_verb("pfn_valid")->help); return 0;
+		default: return bad_opt("pfn_valid", c, argv);
+		}
+	}
+	nargs = argc - optind;
+	sub = nargs ? argv[optind] : "show";
+	if (!strcmp(sub, "mode")) {
+		char m[64];
+
+		if (nargs > 2)
+			return usage_err("pfn_valid", "too many arguments");
+		if (json)
+			return usage_err("pfn_valid", "--json is for show and bench");
+		if (nargs == 2) {
+			const char *v = argv[optind + 1];
+
+			if (!word_ok(v))
+				return usage_err("pfn_valid", "mode: '%.40s' is not 'off' or a strategy", v);
+			if (strcmp(v, "off") && !pfv_impls(impls, sizeof(impls)) && !in_words(v, impls))
+				return usage_err("pfn_valid", "mode: '%.40s' is not off, %s", v, impls);
+			err = mmt_knob_write("pfn_valid/mode", v);
+			if (err == MMT_EINVAL) {
+				fprintf(stderr, PROG ": the module refused mode '%s' (a cross-check disagreed or it cannot hook here: see the kernel log)\n", v);
+				return MMT_EXIT_USAGE;
+			}
+			return err ? lib_fail(err) : 0;
+		}
+		err = mmt_knob_read("pfn_valid/mode", m, sizeof(m));
+		if (err)
+			return lib_fail(err);
+		fputs(m, stdout);
+		return 0;
+	}
+	if (strcmp(sub, "bench") && strcmp(sub, "show"))
+		return usage_err("pfn_valid", "unknown subcommand '%.40s'", sub);
+	if (!strcmp(sub, "show") && nargs > 1)
+		return usage_err("pfn_valid", "too many arguments");
+	if (!strcmp(sub, "bench")) {
+		const char *pat = nargs >= 3 ? argv[optind + 2] : "seq";
+		char v[48];
+		long n;
+
+		if (nargs < 2)
+			return usage_err("pfn_valid", "bench: missing COUNT");
+		if (nargs > 3)
+			return usage_err("pfn_valid", "too many arguments");
+		if (mmt_parse_long(argv[optind + 1], 1, PFV_COUNT_MAX, &n))
+			return usage_err("pfn_valid", "bench: COUNT '%.40s' is not 1..%d", argv[optind + 1], PFV_COUNT_MAX);
+		snprintf(v, sizeof(v), "%ld %s", n, pat);
+		if (!bench_arg_ok(v))
+			return usage_err("pfn_valid", "bench: PATTERN '%.40s' is not seq, rand or holes", pat);
+		err = mmt_knob_write("pfn_valid/bench", v);
+		if (err == MMT_EINVAL) {
+			fprintf(stderr, PROG ": the module refused '%s' (too many pfns for its time budget? the kernel log names the largest count)\n", v);
+			return MMT_EXIT_USAGE;
+		}
+		if (err)
+			return lib_fail(err);
+	}
+	buf = malloc(BUFSZ);
+	if (!buf)
+		return lib_fail(MMT_EIO);
+	{
+		/* read everything before printing anything */
+		long r = mmt_knob_read_n("pfn_valid/bench", buf, BUFSZ);
+		struct mmt_kv *kv = NULL;
+		char mode[64] = "";
+		int n = 0, i;
+
+		if (r < 0) {
+			rc = lib_fail((int)r);
+			goto out;
+		}
+		if (!strcmp(sub, "show") && !json) {
+			kv = calloc(MAXKV, sizeof(*kv));
+			n = kv ? mmt_info(kv, MAXKV) : MMT_EIO;
+			err = n < 0 ? n : mmt_knob_read("pfn_valid/mode", mode, sizeof(mode));
+			if (err) {
+				rc = lib_fail(err);
+				free(kv);
+				goto out;
+			}
+			for (i = 0; i < n; i++)
+				if (!strncmp(kv[i].key, "pfn_valid", 9))
+					printf("%-28s %s\n", kv[i].key, kv[i].value);
+			printf("%-28s %s", "mode:", mode);
+			printf("last bench:\n");
+			free(kv);
+		}
+		if (json)
+			bench_json(buf);
+		else
+			fputs(buf, stdout);
+	}
+out:
+	free(buf);
+	return rc;
+}
+
 /* ---- help and main ---- */
 
 static int cmd_help(int argc, char **argv);
@@ -691,6 +919,18 @@ static const struct verb verbs[] = {
 	  "                     line per interval (with --json one object per line);\n"
 	  "                     Ctrl-C stops\n"
 	  "  --count N          stop after N intervals\n" },
+	{ "pfn_valid", cmd_pfn_valid,
+	  "usage: " PROG " pfn_valid [--json] [show | bench COUNT [seq|rand|holes] | mode [STRATEGY|off]]",
+	  "The module's pfn_valid() strategies (<debugfs>/mmtune/pfn_valid/).\n"
+	  "  show (default)   info's pfn_valid lines, the override's mode, the last bench\n"
+	  "  bench COUNT [P]  time every strategy over COUNT (1..16777216) pfns in\n"
+	  "                   pattern P (seq, the default, rand or holes), cross-checking\n"
+	  "                   each against the stock one; prints the result table\n"
+	  "  mode             print the strategy pfn_to_online_page() uses, or off\n"
+	  "  mode STRATEGY    install the override with STRATEGY (one of info's\n"
+	  "                   pfn_valid_impls; refused unless every cross-check agreed),\n"
+	  "                   or off to remove it\n"
+	  "  --json           show and bench: the bench result as one JSON object\n" },
 	{ "help", cmd_help, "usage: " PROG " help [VERB]", "Show help for " PROG " or for VERB.\n" },
 };
 

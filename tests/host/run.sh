@@ -203,7 +203,7 @@ suite_usage() {
 	t_out "-V" "mmtunectl $VERSION" "$CTL" -V
 	run "$CTL" --help
 	[ "$RC" = 0 ] && grep -q '^usage: mmtunectl' "$W/out" && ok "--help" || fail "--help: exit $RC"
-	for v in status get set stats help; do
+	for v in status get set stats pfn_valid help; do
 		run "$CTL" $v --help
 		[ "$RC" = 0 ] && grep -q "^usage: mmtunectl $v" "$W/out" && ok "$v --help" ||
 			fail "$v --help: exit $RC"
@@ -301,6 +301,41 @@ suite_module() {
 	rm "$T/latency"
 	t_rc "get a known knob the module lacks" 1 "$CTL" get latency
 	t_grep "get a known knob the module lacks: says so" err "lacks it"
+
+	# the pfn_valid verb
+	fresh
+	t_rc "pfn_valid" 0 "$CTL" pfn_valid
+	t_grep "pfn_valid: impls from info" out '^pfn_valid_impls +stock section vmemmap$'
+	t_grep "pfn_valid: mode" out '^mode: +off$'
+	t_grep "pfn_valid: last bench" out '^pattern: none$'
+	t_out "pfn_valid mode" off "$CTL" pfn_valid mode
+	t_rc "pfn_valid mode section" 0 "$CTL" pfn_valid mode section
+	t_file "pfn_valid mode section: written" "$T/pfn_valid/mode" section
+	t_rc "pfn_valid mode off" 0 "$CTL" pfn_valid mode off
+	t_file "pfn_valid mode off: written" "$T/pfn_valid/mode" off
+	for v in memblock ON "" "sec tion"; do
+		t_rc "pfn_valid mode '$v': exit 2" 2 "$CTL" pfn_valid mode "$v"
+	done
+	t_file "pfn_valid mode: refused ones not written" "$T/pfn_valid/mode" off
+	t_rc "pfn_valid bench 4096 rand" 0 "$CTL" pfn_valid bench 4096 rand
+	t_file "pfn_valid bench 4096 rand: written" "$T/pfn_valid/bench" "4096 rand"
+	t_rc "pfn_valid bench 100 (seq by default)" 0 "$CTL" pfn_valid bench 100
+	t_file "pfn_valid bench 100: written" "$T/pfn_valid/bench" "100 seq"
+	for v in "0" "16777217" "x" "-5" "10 up" "10 seq extra"; do
+		# shellcheck disable=SC2086
+		t_rc "pfn_valid bench $v: exit 2" 2 "$CTL" pfn_valid bench $v
+	done
+	t_rc "pfn_valid bench without COUNT" 2 "$CTL" pfn_valid bench
+	t_rc "pfn_valid unknown subcommand" 2 "$CTL" pfn_valid frob
+	t_rc "pfn_valid mode --json" 2 "$CTL" pfn_valid --json mode
+	cp "$FIX/bench-result.txt" "$T/pfn_valid/bench"
+	run "$CTL" pfn_valid show --json
+	t_json "pfn_valid --json: the bench table" 'd["pattern"] == "seq" and d["count"] == 4096 and d["overhead_ns"] == 0.41 and d["pfn_range"] == "0x0-0x88000" and [r["impl"] for r in d["results"]] == ["stock", "section", "vmemmap"] and d["results"][0]["median_ns"] == 2.31 and d["results"][0]["first_disagree"] is None and d["results"][2]["first_disagree"] == "0x87fff" and d["results"][2]["disagree"] == 1'
+	echo "pattern: none" >"$T/pfn_valid/bench"
+	run "$CTL" pfn_valid --json
+	t_json "pfn_valid --json before any bench" 'd == {"pattern": "none"}'
+	rm -r "$T/pfn_valid"
+	t_rc "pfn_valid: module without it" 1 "$CTL" pfn_valid
 
 	fresh
 	t_rc "status" 0 "$CTL" status
@@ -531,7 +566,7 @@ fi
 if command -v groff >/dev/null; then
 	w=$(groff -man -ww -z "$US/man/mmtunectl.8" 2>&1)
 	[ -z "$w" ] && ok "man: mmtunectl.8 renders without warnings" || fail "man: $(echo "$w" | head -n 2 | tr '\n' ' ')"
-	for v in status get set stats; do
+	for v in status get set stats pfn_valid; do
 		grep -qE "^\.(B|BR|BI) \"?$v" "$US/man/mmtunectl.8" && ok "man: describes $v" || fail "man: no $v"
 	done
 else
@@ -545,7 +580,7 @@ comp() {
 }
 fresh
 c=$(comp mmtunectl "")
-[ "$c" = "status get set stats help --help --version" ] && ok "completion: verbs" || fail "completion: verbs: '$c'"
+[ "$c" = "status get set stats pfn_valid help --help --version" ] && ok "completion: verbs" || fail "completion: verbs: '$c'"
 c=$(comp mmtunectl get "")
 for k in fault_around_order info stats stats_enable latency_enable latency pfn_valid/mode pfn_valid/bench; do
 	case " $c " in *" $k "*) ok "completion: get offers $k" ;; *) fail "completion: get: '$c'" ;; esac
@@ -556,6 +591,12 @@ c=$(comp mmtunectl set stats_enable "")
 [ "$c" = "0 1" ] && ok "completion: stats_enable values" || fail "completion: stats_enable: '$c'"
 c=$(comp mmtunectl set pfn_valid/mode "")
 [ "$c" = "off stock section vmemmap" ] && ok "completion: pfn_valid strategies from info" || fail "completion: pfn_valid/mode: '$c'"
+c=$(comp mmtunectl pfn_valid "")
+[ "$c" = "show bench mode --json --help" ] && ok "completion: pfn_valid subcommands" || fail "completion: pfn_valid: '$c'"
+c=$(comp mmtunectl pfn_valid mode "")
+[ "$c" = "off stock section vmemmap" ] && ok "completion: pfn_valid mode" || fail "completion: pfn_valid mode: '$c'"
+c=$(comp mmtunectl pfn_valid bench 100 "")
+[ "$c" = "seq rand holes" ] && ok "completion: pfn_valid bench patterns" || fail "completion: pfn_valid bench: '$c'"
 c=$(comp mmtunectl stats --r)
 [ "$c" = "--reset" ] && ok "completion: stats options" || fail "completion: stats options: '$c'"
 

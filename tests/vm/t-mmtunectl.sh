@@ -1,0 +1,247 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# mmtunectl (issue 5), inside the guest: without the module get/set use the
+# kernel's knob and say so; with it, set/get round trips for every knob,
+# status --json against info, stats --watch deltas during a workload, bad
+# values refused before anything is written, and a clear error (exit 1)
+# for an unprivileged user.
+. "$(dirname "$0")/lib.sh"
+
+KFA=$DBG/fault_around_bytes
+PSZ=$(getconf PAGESIZE)
+WORK=$(mktemp -d /var/tmp/mmt-ctl.XXXXXX)
+chmod 755 "$WORK"
+BGPID=
+cleanup() {
+	[ -n "$BGPID" ] && kill "$BGPID" 2>/dev/null
+	unload_module
+	[ -n "${ORIG:-}" ] && echo "$ORIG" > $KFA
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+log2() { local n=$1 o=0; while [ $((n >>= 1)) -gt 0 ]; do o=$((o + 1)); done; echo $o; }
+
+# --- the binary: the tree's build, or $MMT_MMTUNECTL, else build it here
+CTL=${MMT_MMTUNECTL:-$MMT_TOP/userspace/mmtunectl}
+if [ ! -f "$CTL" ] || [ ! -x "$CTL" ]; then
+	echo "# no mmtunectl at $CTL: building one in $WORK"
+	CTL=$WORK/mmtunectl
+	if ! cc -O2 -std=gnu11 -I"$MMT_TOP/userspace/lib" -o "$CTL" \
+		"$MMT_TOP/userspace/mmtunectl.c" "$MMT_TOP"/userspace/lib/*.c 2> "$WORK/cc.log"; then
+		fail "build mmtunectl: $(tail -n 1 "$WORK/cc.log")"
+		exit 1
+	fi
+fi
+ok "mmtunectl binary: $CTL ($("$CTL" --version))"
+
+# run CMD...: stdout in $WORK/out, stderr in $WORK/err, status in RC
+run() { "$@" > "$WORK/out" 2> "$WORK/err"; RC=$?; }
+errline() { head -c 300 "$WORK/err" | tr '\n' ' '; }
+# t_rc NAME WANT CMD...: exit status WANT; when not 0, one line on stderr
+t_rc() {
+	local name=$1 want=$2
+	shift 2
+	run "$@"
+	if [ "$RC" != "$want" ]; then
+		fail "$name: exit $RC, want $want: $(errline)"
+	elif [ "$want" != 0 ] && [ "$(wc -l < "$WORK/err")" != 1 ]; then
+		fail "$name: $(wc -l < "$WORK/err") lines on stderr, want 1: $(errline)"
+	else
+		ok "$name"
+	fi
+}
+t_out() {
+	local name=$1 want=$2
+	shift 2
+	run "$@"
+	if [ "$RC" = 0 ] && [ "$(cat "$WORK/out")" = "$want" ]; then
+		ok "$name"
+	else
+		fail "$name: exit $RC, got '$(head -c 100 "$WORK/out")', want '$want': $(errline)"
+	fi
+}
+t_grep() {
+	if grep -qE -- "$3" "$WORK/$2"; then ok "$1"; else fail "$1: no /$3/ in std$2: $(head -c 200 "$WORK/$2" | tr '\n' ' ')"; fi
+}
+# t_json NAME PYEXPR: stdout is JSON and PYEXPR holds (d: the document,
+# info: the module's info file as a dict read now)
+t_json() {
+	local why
+	if why=$(python3 - "$WORK/out" "$2" "$MMT/info" <<'EOF' 2>&1
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+info = {}
+if os.path.exists(sys.argv[3]):
+    info = dict(l.split(": ", 1) for l in open(sys.argv[3]).read().splitlines() if ": " in l)
+if not eval("(" + sys.argv[2] + "\n)"):
+    sys.exit("does not hold: %s; got %s" % (sys.argv[2], json.dumps(d)[:400]))
+EOF
+	); then ok "$1"; else fail "$1: $(echo "$why" | tail -n 1)"; fi
+}
+show() { sed 's/^/# | /' "$WORK/out"; }
+
+unload_module
+ORIG=$(cat $KFA)
+KMAX=$(log2 $((PSZ / 8)))
+
+# --- without the module: the kernel's own fault_around_bytes
+t_out "no module: get fault_around_order" "$(log2 $((ORIG / PSZ)))" "$CTL" get fault_around_order
+t_grep "no module: get says it uses fault_around_bytes" err "note: mmtune module not loaded, using the kernel's $KFA"
+t_rc "no module: set fault_around_order 2" 0 "$CTL" set fault_around_order 2
+t_grep "no module: set says so" err "using the kernel's $KFA"
+expect_eq "no module: kernel knob = page_size << 2" "$(cat $KFA)" $((PSZ << 2))
+t_out "no module: get after set" 2 "$CTL" get fault_around_order
+t_rc "no module: set default" 0 "$CTL" set fault_around_order default
+expect_eq "no module: default is 64 KiB" "$(cat $KFA)" 65536
+echo $((PSZ << 2)) > $KFA
+t_rc "no module: set $((KMAX + 1)) refused" 2 "$CTL" set fault_around_order $((KMAX + 1))
+expect_eq "no module: refused value changes nothing" "$(cat $KFA)" $((PSZ << 2))
+t_rc "no module: get stats says so" 1 "$CTL" get stats
+t_grep "no module: names modprobe" err "modprobe mmtune"
+t_rc "no module: stats" 1 "$CTL" stats
+t_rc "no module: status" 0 "$CTL" status
+t_grep "no module: status says not loaded" out '^module: +not loaded'
+run "$CTL" status --json
+t_json "no module: status --json" "d['module_loaded'] is False and d['via'] == 'kernel' and d['fault_around_order'] == 2 and d['info'] is None"
+echo "$ORIG" > $KFA
+
+# --- with the module
+if ! load_module 2> "$WORK/err"; then
+	fail "insmod mmtune: $(errline)"
+	exit 1
+fi
+MAX=$(sed -n 's/^max_order: //p' $MMT/info)
+DEF=$(sed -n 's/^default_order: //p' $MMT/info)
+o=0
+while [ $o -le "$MAX" ]; do
+	run "$CTL" set fault_around_order $o
+	if [ "$RC" = 0 ] && [ ! -s "$WORK/err" ]; then
+		t_out "order $o: get reads it back" $o "$CTL" get fault_around_order
+		expect_eq "order $o: the module's file" "$(cat $MMT/fault_around_order)" $o
+		expect_eq "order $o: kernel's bytes" "$(cat $KFA)" $((PSZ << o))
+	else
+		fail "set fault_around_order $o: exit $RC: $(errline)"
+	fi
+	o=$((o + 1))
+done
+echo 2 > $MMT/fault_around_order
+for bad in -1 $((MAX + 1)) 12x 99999999999999999999 "" " 3" 0x3 DEFAULT; do
+	t_rc "set fault_around_order '$bad': exit 2" 2 "$CTL" set fault_around_order "$bad"
+	expect_eq "set '$bad' changes nothing" "$(cat $MMT/fault_around_order)/$(cat $KFA)" "2/$((PSZ << 2))"
+done
+t_rc "set fault_around_order default" 0 "$CTL" set fault_around_order default
+expect_eq "default gives default_order" "$(cat $MMT/fault_around_order)" "$DEF"
+echo $((PSZ << 3)) > $KFA
+t_out "get follows the kernel's own knob" 3 "$CTL" get fault_around_order
+
+# status against info
+run "$CTL" status
+t_grep "status: module loaded" out '^module: +loaded'
+t_grep "status: order 3" out '^fault_around_order: +3$'
+show
+run "$CTL" status --json
+t_json "status --json reflects info" "d['module_loaded'] is True and d['via'] == 'module' and d['info'] == info and d['fault_around_order'] == 3 and d['fault_around_bytes'] == $((PSZ << 3)) and d['max_order'] == $MAX == int(info['max_order']) and d['default_order'] == $DEF and d['arch'] == info['arch'] and d['page_size'] == $PSZ and d['stats_enable'] is False"
+
+# every other knob: set, then get reads it back
+for k in stats_enable latency_enable; do
+	if [ -e $MMT/$k ]; then
+		for v in 1 0 1 0; do
+			t_rc "set $k $v" 0 "$CTL" set $k $v
+			t_out "get $k: $v" $v "$CTL" get $k
+			expect_eq "$k file: $v" "$(cat $MMT/$k)" $v
+		done
+		t_rc "set $k 2: exit 2" 2 "$CTL" set $k 2
+	else
+		fail "$k: the module has no $MMT/$k"
+	fi
+done
+t_rc "set stats 0 (reset)" 0 "$CTL" set stats 0
+t_rc "set stats 1: exit 2" 2 "$CTL" set stats 1
+t_rc "set info: exit 2" 2 "$CTL" set info 1
+t_rc "set latency: exit 2" 2 "$CTL" set latency 0
+t_out "get info = the info file" "$(cat $MMT/info)" "$CTL" get info
+if [ -d $MMT/pfn_valid ]; then
+	t_out "get pfn_valid/mode" "$(cat $MMT/pfn_valid/mode)" "$CTL" get pfn_valid/mode
+	t_rc "set pfn_valid/mode off" 0 "$CTL" set pfn_valid/mode off
+	t_out "get pfn_valid/mode: off" off "$CTL" get pfn_valid/mode
+	t_rc "set pfn_valid/mode nosuch: kernel refuses, exit 2" 2 "$CTL" set pfn_valid/mode nosuch
+	t_rc "set pfn_valid/bench '4096 seq'" 0 "$CTL" set pfn_valid/bench "4096 seq"
+	run "$CTL" get pfn_valid/bench
+	t_grep "get pfn_valid/bench: count 4096" out '^count: 4096$'
+	t_rc "set pfn_valid/bench '0 seq': exit 2" 2 "$CTL" set pfn_valid/bench "0 seq"
+fi
+t_rc "get no_such_knob: exit 2" 2 "$CTL" get no_such_knob
+
+# --- the pfn_valid verb
+if [ -d $MMT/pfn_valid ]; then
+	IMPLS=$(sed -n 's/^pfn_valid_impls: //p' $MMT/info)
+	t_rc "pfn_valid" 0 "$CTL" pfn_valid
+	t_grep "pfn_valid: shows the strategies" out "^pfn_valid_impls +$IMPLS\$"
+	t_grep "pfn_valid: shows the mode" out '^mode: +off$'
+	t_rc "pfn_valid bench 8192 holes --json" 0 "$CTL" pfn_valid bench 8192 holes --json
+	t_json "pfn_valid bench --json: a row per strategy, none disagrees" "d['pattern'] == 'holes' and d['count'] == 8192 and [r['impl'] for r in d['results']] == '$IMPLS'.split() and all(r['disagree'] == 0 and r['online_disagree'] == 0 and r['first_disagree'] is None and r['median_ns'] > 0 for r in d['results'])"
+	sed 's/^/# | /' "$WORK/out"
+	t_rc "pfn_valid bench 0: exit 2" 2 "$CTL" pfn_valid bench 0
+	t_out "pfn_valid mode: off" off "$CTL" pfn_valid mode
+	t_rc "pfn_valid mode nosuch: exit 2" 2 "$CTL" pfn_valid mode nosuch
+	t_rc "pfn_valid mode section" 0 "$CTL" pfn_valid mode section
+	t_out "pfn_valid mode: section" section "$CTL" pfn_valid mode
+	t_rc "pfn_valid mode off" 0 "$CTL" pfn_valid mode off
+	t_out "pfn_valid mode: off again" off "$CTL" pfn_valid mode
+fi
+
+# --- stats --watch during a workload (exec-heavy: every exec faults its
+# binary and libraries in, through fault-around)
+t_rc "set stats_enable 1" 0 "$CTL" set stats_enable 1
+t_rc "stats --reset" 0 "$CTL" stats --reset
+( while :; do for i in 1 2 3 4 5 6 7 8 9 10; do /bin/true; done; done ) &
+BGPID=$!
+run "$CTL" stats --watch 1 --count 3
+if [ "$RC" = 0 ] && [ "$(wc -l < "$WORK/out")" = 4 ]; then
+	ok "stats --watch 1 --count 3: header + 3 lines"
+else
+	fail "stats --watch 1 --count 3: exit $RC, $(wc -l < "$WORK/out") lines: $(errline)"
+fi
+show
+# the faults column (named in the header) grows in every interval
+col=$(head -n 1 "$WORK/out" | awk '{ for (i = 1; i <= NF; i++) if ($i == "faults") print i }')
+if [ -n "$col" ] && awk -v c="$col" 'NR > 1 && !($c > 0) { bad = 1 } END { exit bad || NR < 2 }' "$WORK/out"; then
+	ok "stats --watch: faults delta > 0 in every interval"
+else
+	fail "stats --watch: faults deltas: $(tail -n 3 "$WORK/out" | tr '\n' '|')"
+fi
+col=$(head -n 1 "$WORK/out" | awk '{ for (i = 1; i <= NF; i++) if ($i == "fault_around_calls") print i }')
+if [ -n "$col" ] && awk -v c="$col" 'NR > 1 && !($c > 0 || $c == "-") { bad = 1 } END { exit bad }' "$WORK/out"; then
+	ok "stats --watch: fault_around_calls delta > 0 (or unavailable)"
+else
+	fail "stats --watch: fault_around_calls deltas: $(tail -n 3 "$WORK/out" | tr '\n' '|')"
+fi
+run "$CTL" stats --json
+t_json "stats --json: counters and latency" "d['stats_enable'] is True and d['stats']['faults'] > 0 and (d['latency'] is None or isinstance(d['latency']['buckets'], list))"
+"$CTL" stats --watch 1 > "$WORK/out" 2> "$WORK/err" &
+wpid=$!
+sleep 2.5
+kill -INT $wpid
+wait $wpid
+RC=$?
+[ "$RC" = 0 ] && [ "$(wc -l < "$WORK/out")" -ge 2 ] && ok "stats --watch: Ctrl-C stops it, exit 0" ||
+	fail "stats --watch SIGINT: exit $RC, $(wc -l < "$WORK/out") lines: $(errline)"
+kill $BGPID 2>/dev/null
+wait $BGPID 2>/dev/null
+BGPID=
+t_rc "set stats_enable 0" 0 "$CTL" set stats_enable 0
+
+# --- an unprivileged user: a clear error, exit 1
+NOBODY="setpriv --reuid=65534 --regid=65534 --clear-groups"
+for args in "get fault_around_order" "set fault_around_order 2" "status" "stats" "get info"; do
+	# shellcheck disable=SC2086
+	t_rc "unprivileged: $args: exit 1" 1 $NOBODY "$CTL" $args
+	t_grep "unprivileged: $args: says run as root" err "run as root"
+done
+t_rc "unprivileged: bad value is still exit 2" 2 $NOBODY "$CTL" set fault_around_order 12x
+expect_eq "unprivileged: nothing changed" "$(cat $MMT/fault_around_order)" 3
+unload_module
+# shellcheck disable=SC2086
+t_rc "unprivileged, no module: get: exit 1" 1 $NOBODY "$CTL" get fault_around_order
+t_grep "unprivileged, no module: says run as root" err "run as root"
