@@ -20,9 +20,13 @@ cleanup() {
 trap cleanup EXIT
 
 # --- the binary: the tree's build, or $MMT_MMSTRESS, else build it here
-MMS=${MMT_MMSTRESS:-$MMT_TOP/userspace/mmstress}
-if [ ! -f "$MMS" ] || [ ! -x "$MMS" ]; then
-	echo "# no mmstress binary at $MMS: building one in $WORK"
+# (in the source tree make puts it in userspace/mmstress/, next to its sources)
+MMS=${MMT_MMSTRESS:-}
+for c in "$MMT_TOP/userspace/mmstress/mmstress" "$MMT_TOP/userspace/mmstress"; do
+	[ -z "$MMS" ] && [ -f "$c" ] && [ -x "$c" ] && MMS=$c
+done
+if [ -z "$MMS" ] || [ ! -f "$MMS" ] || [ ! -x "$MMS" ]; then
+	echo "# no mmstress binary (make tools): building one in $WORK"
 	MMS=$WORK/mmstress
 	if ! cc -O2 -std=gnu11 -I"$MMT_TOP/userspace/lib" -o "$MMS" \
 		"$MMT_TOP"/userspace/mmstress/*.c "$MMT_TOP"/userspace/lib/*.c -lpthread -lm \
@@ -96,9 +100,10 @@ for w in seq rand sparse; do
 	fi
 done
 PROBE=$WORK/faultprobe
-if cc -O2 -o "$PROBE" "$MMT_TOP/tests/vm/probe/faultprobe.c" 2>/dev/null; then
+if [ -x "${MMT_PROBE:-}" ] && PROBE=$MMT_PROBE ||
+	cc -O0 -o "$PROBE" "$MMT_TOP/tests/vm/probe/faultprobe.c" 2>/dev/null; then
 	dd if=/dev/urandom of="$SHM/probe" bs=1M count=16 status=none
-	for o in 0 3 5; do
+	for o in 0 4; do
 		echo $o > $KNOB
 		set -- $("$PROBE" "$SHM/probe")
 		mf=$("$MMS" seq --touch page -s 16M -F csv -f "$SHM" 2>/dev/null | tail -n 1 | cut -d, -f5)
@@ -139,6 +144,11 @@ case $mid in 0|1|5|7) ok "SIGINT mid-sweep: the sweep was running (order $mid)" 
 	*) fail "SIGINT mid-sweep: order was $mid while running" ;; esac
 expect_eq "SIGINT mid-sweep: knob restored" "$(order)" 3
 shm_empty && ok "SIGINT mid-sweep: no file left" || fail "SIGINT left $(ls "$SHM")"
+# an error mid-sweep (the command of build fails at order 5)
+"$MMS" build --cmd 'test "$(cat '$KNOB')" != 5' -n 1 -o 0,5,7 --warmup 0 > /dev/null 2> "$WORK/err"
+rc=$?
+expect_eq "error mid-sweep: exit status 1" $rc 1
+expect_eq "error mid-sweep: knob restored" "$(order)" 3
 # and SIGTERM during setup (writing the file)
 "$MMS" seq -s 256M -t 2 -o 5 -f "$SHM" > /dev/null 2>&1 &
 BGPID=$!
@@ -160,13 +170,13 @@ done
 HP0=$(cat /proc/sys/vm/nr_hugepages)
 wl_args() {
 	case $1 in
-	seq|rand) echo "-s 8M -t 1,2 -o 0,4" ;;
-	sparse) echo "-s 64M -t 1,2 -o 0,4" ;;
-	build) echo "-n 5 -t 1,2" ;;
-	ebizzy) echo "-s 4M -n 50 -t 1,2 -r 2" ;;
-	dio) echo "-s 8M -t 1,2" ;;
-	migrate) echo "-s 8M -t 1,2 -n 1" ;;
-	pfnscan) echo "-t 1,2" ;;
+	seq|rand) echo "-s 8M -t 1,2 -o 0,4 --warmup 0" ;;
+	sparse) echo "-s 64M -t 1,2 -o 0,4 --warmup 0" ;;
+	build) echo "-n 3 -t 1,2 --warmup 0" ;;
+	ebizzy) echo "-s 4M -n 20 -t 1,2 -r 2 --warmup 0" ;;
+	dio) echo "-s 8M -t 1,2 --warmup 0" ;;
+	migrate) echo "-s 8M -t 1,2 -n 1 --warmup 0" ;;
+	pfnscan) echo "-t 1,2 --warmup 0" ;;
 	eofprobe) echo "-o 0,$MAX" ;;
 	esac
 }

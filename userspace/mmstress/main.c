@@ -330,12 +330,11 @@ int main(int argc, char **argv)
 	}
 
 	ret = c.w->setup(&c);
-	if (ret == MMS_EXIT_SKIP) {
+	if (ret) {
+		/* the workload said why (77: skipped) */
 		mms_cleanup_run();
 		return ret;
 	}
-	if (ret)
-		mms_die(ret, "%s: setup failed", c.w->name);
 
 	{
 		int no = o.norders ? o.norders : 1;
@@ -365,8 +364,10 @@ int main(int argc, char **argv)
 				memset(&scratch, 0, sizeof(scratch));
 				progress(&c, order, o.threads[0], c.w->uses_blocks ? o.blocks[0] : 0, 0, nres, total);
 				ret = c.w->run(&c, o.threads[0], c.w->uses_blocks ? o.blocks[0] : 0, &scratch);
-				if (ret)
-					mms_die(ret, "%s: warm-up run failed", c.w->name);
+				if (ret) {
+					mms_cleanup_run();
+					exit(ret);
+				}
 			}
 			for (int ti = 0; ti < o.nthreads && !mms_stop; ti++)
 				for (int bi = 0; bi < nb && !mms_stop; bi++)
@@ -377,8 +378,10 @@ int main(int argc, char **argv)
 						progress(&c, order, o.threads[ti], block, rep, nres, total);
 						memset(r, 0, sizeof(*r));
 						ret = c.w->run(&c, o.threads[ti], block, r);
-						if (ret)
-							mms_die(ret, "%s: run failed", c.w->name);
+						if (ret) {
+							mms_cleanup_run();
+							exit(ret);
+						}
 						if (mms_stop)
 							break;
 						r->workload = c.w->name;
