@@ -357,6 +357,7 @@ static struct ftrace_ops pfv_ops = {
 };
 
 static bool pfv_registered;
+static bool pfv_ever_registered;
 
 static void pfv_override_init(void)
 {
@@ -391,6 +392,7 @@ static int pfv_hook(bool on)
 	if (ret)
 		return ret;
 	pfv_registered = on;
+	pfv_ever_registered |= on;
 	return 0;
 }
 
@@ -407,7 +409,8 @@ static void pfv_override_exit(void)
 	 * it never sleeps, so a task preempted in it has not yet passed a
 	 * voluntary context switch.
 	 */
-	synchronize_rcu_tasks();
+	if (pfv_ever_registered)
+		synchronize_rcu_tasks();
 }
 #else
 static void pfv_override_init(void)
