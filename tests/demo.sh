@@ -11,12 +11,14 @@
 # Env: MMT_DEMO_SEQ_SIZE (default 64M per thread), MMT_DEMO_RAND_SIZE (64M),
 #      MMT_DEMO_SPARSE_SIZE (512M: 256 page tables per thread; only the
 #      fault-around windows are cached), MMT_DEMO_ORDERS (0,1,3,4,5,7),
-#      MMT_DEMO_THREADS (1,2).
+#      MMT_DEMO_THREADS (1,2), MMT_DEMO_REPEAT (1: runs per point; more gives
+#      mean and relative standard deviation).
 set -euo pipefail
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ORDERS=${MMT_DEMO_ORDERS:-0,1,3,4,5,7}
 THREADS=${MMT_DEMO_THREADS:-1,2}
+REPEAT=${MMT_DEMO_REPEAT:-1}
 
 # ---------------------------------------------------------------- in the VM
 if [ "${1:-}" = --guest ]; then
@@ -37,7 +39,8 @@ if [ "${1:-}" = --guest ]; then
 		rand) size=${MMT_DEMO_RAND_SIZE:-64M} ;;
 		sparse) size=${MMT_DEMO_SPARSE_SIZE:-512M} ;;
 		esac
-		"$MMS" "$w" --orders "$ORDERS" --threads "$THREADS" --size "$size" --file "$dir" --quiet
+		"$MMS" "$w" --orders "$ORDERS" --threads "$THREADS" --size "$size" --repeat "$REPEAT" \
+			--file "$dir" --quiet
 		echo
 	done
 	echo "fault_around_order after the sweeps: $(cat $DBG/mmtune/fault_around_order) (restored)"
