@@ -65,14 +65,14 @@ log "build: make tools, make module KDIR=/lib/modules/$KVER/build"
 make tools > "$OUT/build.log" 2>&1 || log "make tools failed (see tests/out/demo/build.log)"
 MMS=
 # in the source tree make puts it next to its sources
-for c in "$TOP/userspace/mmstress/mmstress" "$TOP/userspace/mmstress"; do
+for c in "$TOP/userspace/mmstress"; do
 	[ -z "$MMS" ] && [ -f "$c" ] && [ -x "$c" ] && MMS=$c
 done
 if [ -z "$MMS" ]; then
 	# the tree's build did not leave the binary: build mmstress alone
 	MMS=$OUT/mmstress
 	cc -O2 -std=gnu11 -I userspace/lib -DMMT_VERSION="\"$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)\"" \
-		-o "$MMS" userspace/mmstress/*.c userspace/lib/*.c -lpthread -lm >> "$OUT/build.log" 2>&1 ||
+		-o "$MMS" userspace/stress/*.c userspace/lib/*.c -lpthread -lm >> "$OUT/build.log" 2>&1 ||
 		die "cannot build mmstress: $(tail -n 1 "$OUT/build.log")"
 fi
 make module KDIR="/lib/modules/$KVER/build" >> "$OUT/build.log" 2>&1 ||

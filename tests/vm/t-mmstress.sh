@@ -20,16 +20,16 @@ cleanup() {
 trap cleanup EXIT
 
 # --- the binary: the tree's build, or $MMT_MMSTRESS, else build it here
-# (in the source tree make puts it in userspace/mmstress/, next to its sources)
+
 MMS=${MMT_MMSTRESS:-}
-for c in "$MMT_TOP/userspace/mmstress/mmstress" "$MMT_TOP/userspace/mmstress"; do
+for c in "$MMT_TOP/userspace/mmstress"; do
 	[ -z "$MMS" ] && [ -f "$c" ] && [ -x "$c" ] && MMS=$c
 done
 if [ -z "$MMS" ] || [ ! -f "$MMS" ] || [ ! -x "$MMS" ]; then
 	echo "# no mmstress binary (make tools): building one in $WORK"
 	MMS=$WORK/mmstress
 	if ! cc -O2 -std=gnu11 -I"$MMT_TOP/userspace/lib" -o "$MMS" \
-		"$MMT_TOP"/userspace/mmstress/*.c "$MMT_TOP"/userspace/lib/*.c -lpthread -lm \
+		"$MMT_TOP"/userspace/stress/*.c "$MMT_TOP"/userspace/lib/*.c -lpthread -lm \
 		2> "$WORK/cc.log"; then
 		fail "build mmstress: $(tail -n 1 "$WORK/cc.log")"
 		exit 1
