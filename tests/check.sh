@@ -97,7 +97,13 @@ dkms_install() {
 	dkms install "mmtune/$VER" -k "$KVER" &&
 	modinfo -k "$KVER" -n mmtune
 }
-if ! step "dkms: add, build, install mmtune/$VER for $KVER" "$OUT/dkms.log" dkms_install; then
+# dkms state is machine-wide: serialize against other check runs (clones).
+# shellcheck disable=SC2317
+dkms_locked() {
+	flock -w 1200 9 || { echo "dkms lock busy for 20 min"; return 1; }
+	dkms_install
+} 9> /run/lock/mmtune-dkms.lock
+if ! step "dkms: add, build, install mmtune/$VER for $KVER" "$OUT/dkms.log" dkms_locked; then
 	cp "/var/lib/dkms/mmtune/$VER/build/make.log" "$OUT/dkms-make.log" 2>/dev/null
 fi
 step "build: make module KDIR=$KDIR" "$OUT/module.log" make module KDIR="$KDIR"
