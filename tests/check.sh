@@ -9,7 +9,8 @@
 #     remove, add ., build, install -k KVER), so that `modprobe mmtune` works
 #     in the guest; and make module KDIR=/lib/modules/KVER/build, so that
 #     `insmod module/mmtune.ko` does;
-#  4. boots KVER under TCG (tests/vm/vng.sh) and runs tests/vm/guest.sh.
+#     then tests/style.sh: checkpatch --strict and sparse over module/;
+#  4. boots KVER under TCG with two NUMA nodes (tests/vm/vng.sh) and runs tests/vm/guest.sh.
 #
 # Prints every check line ("ok - ..." / "not ok - ..."), keeps the logs in
 # tests/out/, and ends with "N passed, N failed". Exits non-zero when a check
@@ -107,6 +108,10 @@ if ! step "dkms: add, build, install mmtune/$VER for $KVER" "$OUT/dkms.log" dkms
 	cp "/var/lib/dkms/mmtune/$VER/build/make.log" "$OUT/dkms-make.log" 2>/dev/null
 fi
 step "build: make module KDIR=$KDIR" "$OUT/module.log" make module KDIR="$KDIR"
+echo "# kernel style (tests/style.sh)"
+tests/style.sh "$KDIR" > "$OUT/style.log" 2>&1
+grep -E '^(not )?ok - ' "$OUT/style.log"
+count "$OUT/style.log"
 
 # --- 4. the VM ------------------------------------------------------------
 # shellcheck disable=SC2086
@@ -117,7 +122,8 @@ if [ "${MMT_VERBOSE:-0}" = 1 ]; then
 else
 	console() { cat > "$OUT/console.log"; }
 fi
-tests/vm/vng.sh --verbose --timeout "${MMT_VM_TIMEOUT:-1500}" -- tests/vm/guest.sh \
+# Two NUMA nodes, so that mmstress migrate runs for real.
+tests/vm/vng.sh --numa --verbose --timeout "${MMT_VM_TIMEOUT:-1500}" -- tests/vm/guest.sh \
 	2> >(console) | tee "$OUT/vm.log" | grep --line-buffered -v '^dmesg| '
 rc=${PIPESTATUS[0]}
 sed -n 's/^dmesg| //p' "$OUT/vm.log" > "$OUT/dmesg.log"
