@@ -1,12 +1,179 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * mmtune: what differs between kernel versions and architectures.
+ *
+ * This is the only file of the module that may know kernel versions or
+ * architectures.  Everything else uses the helpers below.  Differences
+ * are detected by feature (a macro, a Kconfig symbol, a kallsyms name)
+ * rather than by LINUX_VERSION_CODE, which also works for backports;
+ * the comments say which version brought what.
+ *
+ * Targets: Debian 6.1 (x86_64 and arm64 without DYNAMIC_FTRACE_WITH_ARGS),
+ * 6.12 and 7.x (ftrace_regs opaque from 6.13 on, arm64 has WITH_ARGS but
+ * not WITH_REGS), ppc64le (pt_regs inside ftrace_regs).
  */
 #ifndef MMTUNE_COMPAT_H
 #define MMTUNE_COMPAT_H
 
 #include <linux/ftrace.h>
+#include <linux/kprobes.h>
 #include <linux/ptrace.h>
+
+/* ---- ftrace_regs: the traced function's arguments at its entry ---- */
+
+/*
+ * With DYNAMIC_FTRACE_WITH_ARGS the argument registers are saved for every
+ * callback and restored from ftrace_regs when it returns, so a callback can
+ * read and also change them.  Without it (arm64 before 6.2) only an ops
+ * with FTRACE_OPS_FL_SAVE_REGS gets them, through a full pt_regs.
+ */
+#ifdef CONFIG_DYNAMIC_FTRACE_WITH_ARGS
+#define MMTUNE_FTRACE_OPS_FLAGS	0
+#else
+#define MMTUNE_FTRACE_OPS_FLAGS	FTRACE_OPS_FL_SAVE_REGS
+#endif
+
+/*
+ * ftrace_regs_get_argument() came with 6.2: a macro on x86, powerpc and
+ * for architectures without WITH_ARGS, an inline function on arm64 (which
+ * has WITH_ARGS from 6.2 on).  6.1 has neither; there every ftrace_regs
+ * is a pt_regs (partly filled with WITH_ARGS, the argument registers
+ * always).
+ */
+#if defined(ftrace_regs_get_argument) || \
+	(defined(CONFIG_ARM64) && defined(CONFIG_DYNAMIC_FTRACE_WITH_ARGS))
+#define mmtune_fregs_arg(fregs, n)	ftrace_regs_get_argument(fregs, n)
+#elif defined(CONFIG_PPC64)
+/* 6.1 powerpc has no regs_get_kernel_argument(): arguments are r3..r10 */
+static __always_inline unsigned long mmtune_fregs_arg(struct ftrace_regs *fregs,
+						      unsigned int n)
+{
+	return n < 8 ? fregs->regs.gpr[3 + n] : 0;
+}
+#else
+#define mmtune_fregs_arg(fregs, n)	regs_get_kernel_argument(&(fregs)->regs, n)
+#endif
+
+/* 6.13 made struct ftrace_regs opaque: arch_ftrace_regs() opens it. */
+#ifdef arch_ftrace_regs
+#define mmtune_arch_fregs(fregs)	arch_ftrace_regs(fregs)
+#else
+#define mmtune_arch_fregs(fregs)	(fregs)
+#endif
+
+/*
+ * Change argument @n (0-based) of the traced function before it runs.
+ * Returns false where we do not know how (then nothing is changed).  The
+ * hooks' self-test checks this on the running kernel before anyone may
+ * rely on it (see mmtune_hooks_can_modify_args()).
+ */
+static __always_inline bool mmtune_fregs_set_arg(struct ftrace_regs *fregs,
+						 unsigned int n,
+						 unsigned long val)
+{
+#if defined(CONFIG_X86_64)
+	/* pt_regs in every version; SysV ABI argument registers */
+	struct pt_regs *regs = &mmtune_arch_fregs(fregs)->regs;
+
+	switch (n) {
+	case 0:
+		regs->di = val;
+		break;
+	case 1:
+		regs->si = val;
+		break;
+	case 2:
+		regs->dx = val;
+		break;
+	case 3:
+		regs->cx = val;
+		break;
+	case 4:
+		regs->r8 = val;
+		break;
+	case 5:
+		regs->r9 = val;
+		break;
+	default:
+		return false;
+	}
+	return true;
+#elif defined(CONFIG_ARM64) && defined(CONFIG_DYNAMIC_FTRACE_WITH_ARGS)
+	/* 6.2+: x0..x7 saved in ftrace_regs.regs[] */
+	if (n >= 8)
+		return false;
+	mmtune_arch_fregs(fregs)->regs[n] = val;
+	return true;
+#elif defined(CONFIG_ARM64)
+	/* 6.1: FTRACE_OPS_FL_SAVE_REGS, a full pt_regs */
+	if (n >= 8)
+		return false;
+	fregs->regs.regs[n] = val;
+	return true;
+#elif defined(CONFIG_PPC64)
+	/* pt_regs; arguments in r3..r10 */
+	if (n >= 8)
+		return false;
+	mmtune_arch_fregs(fregs)->regs.gpr[3 + n] = val;
+	return true;
+#else
+	return false;
+#endif
+}
+
+/* ---- the recursion guard of ftrace callbacks ---- */
+
+/*
+ * ftrace_test_recursion_trylock() exists with this meaning since 5.11,
+ * i.e. on every target; it also disables preemption until the unlock.
+ */
+#define mmtune_ftrace_trylock(ip, pip)	ftrace_test_recursion_trylock(ip, pip)
+#define mmtune_ftrace_unlock(bit)	ftrace_test_recursion_unlock(bit)
+
+/* ---- where fault-around sets PTEs ---- */
+
+/*
+ * The function that fills the PTEs of file pages, called from
+ * filemap_map_pages (directly or through its static helpers) and from
+ * finish_fault.  Looked up by name, newest first:
+ *   set_pte_range(vmf, folio, page, nr, addr)   6.5+: @nr pages (arg 3)
+ *   do_set_pte(vmf, page, addr)                 up to 6.4: one page
+ * nr_arg < 0 means "one page per call".
+ */
+struct mmtune_set_pte_fn {
+	const char *name;
+	int nr_arg;
+};
+
+static const struct mmtune_set_pte_fn mmtune_set_pte_fns[] = {
+	{ "set_pte_range", 3 },
+	{ "do_set_pte", -1 },
+};
+
+/*
+ * The functions from which a call to the PTE setter is fault-around's:
+ * filemap_map_pages itself and, from 6.6 on, its static helpers (when
+ * the compiler kept them out of line, possibly with a suffix).
+ */
+static const char *const mmtune_fault_around_callers[] = {
+	"filemap_map_pages",
+	"filemap_map_folio_range",
+	"filemap_map_order0_folio",
+};
+
+/* Suffixes the compiler gives to a specialised copy of a function. */
+static const char *const mmtune_cc_suffixes[] = {
+	".isra.0", ".constprop.0", ".part.0", ".cold",
+};
+
+/* ---- kretprobe ---- */
+
+/*
+ * Instances a kretprobe preallocates.  A fault may sleep (I/O, page lock)
+ * inside handle_mm_fault, so allow several per CPU; a call that finds none
+ * free is counted in nmissed, which the latency file shows.
+ */
+#define MMTUNE_KRETPROBE_MAXACTIVE	(4 * num_possible_cpus() + 64)
 
 /* ---- redirecting a traced function (pfn_valid.c's override) ---- */
 

@@ -17,6 +17,7 @@
 static const struct mmtune_feature *const features[] = {
 	&mmtune_fault_around_feature,
 	&mmtune_pfn_valid_feature,
+	&mmtune_stats_feature,
 };
 
 static struct dentry *mmtune_dir;

@@ -57,6 +57,9 @@ int mmtune_fa_set_order(unsigned int order);
 int mmtune_parse_order(const char *buf, unsigned int *order);
 bool mmtune_fa_available(void);
 
+/* stats.c: fault-path counters and hooks (hooks.c, hooks.h). */
+extern const struct mmtune_feature mmtune_stats_feature;
+
 /* pfn_valid.c: pfn_valid strategies, bench, cross-check, override. */
 extern const struct mmtune_feature mmtune_pfn_valid_feature;
 
