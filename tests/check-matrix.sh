@@ -1,0 +1,147 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# tests/check-matrix.sh [CELL...]: `make check-matrix`. Root on Debian 12.
+#
+# Every kernel x arch cell: Debian's 6.1 (bookworm[-security]), 6.12
+# (trixie[-security]) and 7.x (trixie-backports) on x86_64, arm64 and ppc64le
+# (and 6.12's ppc64le -64k flavour). Per cell (tests/matrix/):
+#   fetch.sh      headers, -common, amd64 linux-kbuild and the image through a
+#                 private apt configuration (cached in $MMTUNE_CACHE/matrix)
+#   build.sh      module/mmtune.ko against those headers (cross where foreign;
+#                 6.12 and 7.x inside the trixie chroot, chroot.sh)
+#   initramfs.sh  busybox + dash/coreutils + the module + the sh suites of
+#                 tests/vm
+#   boot.sh       the kernel under TCG; the guest runs the suites and scans
+#                 dmesg (tests/matrix/init.sh)
+# and prints one line: built / loaded / passed N / failed N. A summary table
+# follows; results go to tests/out/matrix/results.txt (one line per cell,
+# tests/matrix/readme-table.sh turns it into README's "verified on" table),
+# logs to tests/out/matrix/<cell>.{build,console}.log.
+#
+# CELL: SERIES-ARCH, SERIES 6.1, 6.12 or 7, ARCH x86_64, arm64, ppc64le or
+# ppc64le-64k (default: all ten; or $MMT_MATRIX_CELLS). A cell whose packages
+# the mirror does not have is "unavailable": listed, not failed (set
+# MMT_MATRIX_STRICT=1 to fail on it). Exit 1 if any cell failed.
+# Env: MMTUNE_CACHE, MMT_MATRIX_TESTS (suites to run), MMT_BOOT_TIMEOUT,
+#      MMT_MATRIX_OUT (instead of tests/out/matrix),
+#      MMT_JOBS (make -j, default 2).
+set -uo pipefail
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+M=$TOP/tests/matrix
+. "$M/lib.sh"
+OUT=${MMT_MATRIX_OUT:-$TOP/tests/out/matrix}
+rm -rf "$OUT"; mkdir -p "$OUT"
+t0=$(date +%s)
+
+ALL="6.1-x86_64 6.1-arm64 6.1-ppc64le 6.12-x86_64 6.12-arm64 6.12-ppc64le 6.12-ppc64le-64k 7-x86_64 7-arm64 7-ppc64le"
+[ $# -gt 0 ] || set -- ${MMT_MATRIX_CELLS:-$ALL}
+for c in "$@"; do
+	case $c in
+	6.1-*|6.12-*|7-*) ;;
+	*) echo "check-matrix: bad cell '$c'" >&2; exit 2 ;;
+	esac
+done
+
+# --- host packages (tests/deps/matrix.txt; tests/setup.sh installs them)
+need=()
+while read -r p _; do
+	case $p in ''|'#'*) continue ;; esac
+	[ "$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null)" = installed ] || need+=("$p")
+done < "$TOP/tests/deps/matrix.txt"
+if [ ${#need[@]} -gt 0 ]; then
+	echo "# installing host packages: ${need[*]} (tests/setup.sh)"
+	"$TOP/tests/setup.sh" > "$OUT/setup.log" 2>&1 ||
+		{ echo "not ok - setup: see tests/out/matrix/setup.log"; exit 1; }
+fi
+mkdir -p "$MX/cells"
+
+# --- fetch ahead: downloads (and the chroot) overlap the VM runs.
+for c in "$@"; do rm -f "$MX/cells/$c/fetch.rc"; done
+(
+	for c in "$@"; do
+		mkdir -p "$MX/cells/$c"
+		"$M/fetch.sh" "$c" > "$MX/cells/$c/fetch.log" 2>&1
+		echo $? > "$MX/cells/$c/fetch.rc"
+	done
+	for c in "$@"; do
+		case $c in 6.1-*) ;; *) "$M/chroot.sh" > "$OUT/chroot.log" 2>&1; break ;; esac
+	done
+) &
+prefetch=$!
+trap 'kill $prefetch 2>/dev/null' EXIT
+
+printf '%-18s %-26s %-8s %-6s %-6s %6s %6s %6s\n' \
+	"# cell" kernel status built loaded passed failed secs
+res=$OUT/results.txt
+echo "# cell series arch kernel_release debian_version status built loaded passed failed seconds page_size mmu" > "$res"
+bad=0
+for c in "$@"; do
+	s0=$(date +%s)
+	d=$MX/cells/$c
+	while [ ! -e "$d/fetch.rc" ]; do
+		kill -0 $prefetch 2>/dev/null || break
+		sleep 2
+	done
+	built=no loaded=no passed=0 failed=0 kver=- ver=- status= psz=- mmu=-
+	frc=$(cat "$d/fetch.rc" 2>/dev/null || echo 1)
+	cp "$d/fetch.log" "$OUT/$c.fetch.log" 2>/dev/null
+	if [ "$frc" = 3 ]; then
+		status=unavailable
+	elif [ "$frc" != 0 ]; then
+		status=fetch-failed
+	else
+		. "$d/cell.env"
+		kver=$KVER ver=$VERSION
+		if "$M/build.sh" "$c" > "$OUT/$c.build.log" 2>&1; then
+			built=yes
+			cat "$d/build.log" >> "$OUT/$c.build.log"
+			if "$M/initramfs.sh" "$c" >> "$OUT/$c.build.log" 2>&1; then
+				"$M/boot.sh" "$c" > "$OUT/$c.console.log" 2>&1
+				brc=$?
+				passed=$(grep -c '^ok - ' "$OUT/$c.console.log")
+				failed=$(grep -c '^not ok - ' "$OUT/$c.console.log")
+				grep -q '^ok - load: insmod mmtune.ko' "$OUT/$c.console.log" && loaded=yes
+				g=$(grep -m1 '^# guest: ' "$OUT/$c.console.log")
+				case $g in *"page size "*) psz=${g#*page size }; psz=${psz%%,*} ;; esac
+				case $g in *", mmu "*) mmu=${g#*, mmu } ;; esac
+				if [ $brc = 124 ]; then status=timeout
+				elif [ $brc != 0 ]; then status=crashed
+				elif [ "$failed" != 0 ]; then status=failed
+				else status=passed
+				fi
+			else
+				status=initramfs-failed
+			fi
+		else
+			cat "$d/build.log" >> "$OUT/$c.build.log" 2>/dev/null
+			status=build-failed
+		fi
+	fi
+	secs=$(( $(date +%s) - s0 ))
+	case $status in
+	passed) ;;
+	unavailable) [ "${MMT_MATRIX_STRICT:-0}" = 1 ] && bad=1 ;;
+	*) bad=1 ;;
+	esac
+	series=${c%%-*} arch=${c#*-}
+	printf '%-18s %-26s %-8s %-6s %-6s %6s %6s %6s\n' \
+		"$c" "$kver" "$status" $built $loaded "$passed" "$failed" "$secs"
+	[ "$status" = failed ] && grep '^not ok - ' "$OUT/$c.console.log" | sed 's/^/#   /' | head -n 20
+	[ "$status" = unavailable ] && sed 's/^/#   /' "$d/unavailable" 2>/dev/null
+	case $status in build-failed|crashed|timeout|initramfs-failed|fetch-failed)
+		echo "#   see tests/out/matrix/$c.*.log" ;;
+	esac
+	echo "$c $series $arch $kver $ver $status $built $loaded $passed $failed $secs $psz $mmu" >> "$res"
+done
+wait $prefetch 2>/dev/null
+trap - EXIT
+
+# Packages no cell used for 14 days (superseded by Debian updates) go.
+find "$MX/debs" -maxdepth 1 -name '*.deb' -mtime +14 -delete 2>/dev/null
+find "$MX/x" -mindepth 1 -maxdepth 1 -type d -mtime +14 -exec rm -rf {} + 2>/dev/null
+
+echo
+echo "# summary ($(( $(date +%s) - t0 ))s in all; results in tests/out/matrix/results.txt)"
+"$M/readme-table.sh" "$res"
+exit $bad

@@ -1,0 +1,51 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# tests/matrix/boot.sh CELL: boot the cell's kernel with its initramfs under
+# TCG (no KVM), print the guest's console on stdout (CRs stripped) and exit 0
+# if the guest reached its sentinel "mmtune-guest-done", 124 on timeout
+# ($MMT_BOOT_TIMEOUT, default 900 s), 1 otherwise (panic, no sentinel).
+#   x86_64   qemu-system-x86_64 -M q35, console ttyS0; -cpu $MMT_X86_CPU,
+#            default qemu64 as with vng (with -cpu max, QEMU 7.2's TCG, 6.1
+#            soft-locked up in t-20-stats' hook toggles, both CPUs spinning
+#            on do_set_pte's patched ftrace call)
+#   arm64    qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on, ttyAMA0
+#            (pauth-impdef: QARMA pointer auth is very slow under TCG)
+#   ppc64le  qemu-system-ppc64 -M pseries with x-vof (no SLOF) and the
+#            spectre caps TCG cannot provide set off, console hvc0; the
+#            MMU is radix (POWER10 default cpu); $MMT_PPC_MMU=hash boots
+#            with disable_radix
+set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+cell=${1:?usage: boot.sh CELL}
+out=$MX/cells/$cell
+. "$out/cell.env"
+mem=${MMT_VM_MEMORY:-1024}
+smp=${MMT_VM_CPUS:-2}
+# loglevel=5: the console shows warnings, oopses and their traces, not the
+# info chatter; a soft lockup panics (the VM stops at once, with the trace).
+append="panic=-1 loglevel=5 softlockup_panic=1 ${MMT_APPEND:-}"
+case $BASE_ARCH in
+x86_64)
+	q=(qemu-system-x86_64 -M q35 -cpu "${MMT_X86_CPU:-qemu64}")
+	append="console=ttyS0 $append" ;;
+arm64)
+	q=(qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on)
+	append="console=ttyAMA0 $append" ;;
+ppc64le)
+	q=(qemu-system-ppc64 -M pseries,x-vof=on,cap-cfpc=broken,cap-sbbc=broken,cap-ibs=broken,cap-ccf-assist=off)
+	append="console=hvc0 $append"
+	[ "${MMT_PPC_MMU:-radix}" = hash ] && append="$append disable_radix" ;;
+esac
+q+=(-m "$mem" -smp "$smp" -display none -monitor none -serial stdio -no-reboot
+    -kernel "$IMAGE" -initrd "$out/initramfs.gz" -append "$append")
+echo "# ${q[*]}" >&2
+rc=0
+timeout -k 10 "${MMT_BOOT_TIMEOUT:-900}" "${q[@]}" </dev/null 2>&1 | tr -d '\r' > "$out/console.log" || rc=$?
+rc=${PIPESTATUS[0]:-$rc}
+cat "$out/console.log"
+if [ "$rc" = 124 ]; then
+	echo "boot.sh: $cell: VM killed after ${MMT_BOOT_TIMEOUT:-900}s" >&2
+	exit 124
+fi
+grep -q '^mmtune-guest-done' "$out/console.log" || exit 1

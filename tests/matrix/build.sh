@@ -1,0 +1,56 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# tests/matrix/build.sh CELL: build module/mmtune.ko for one cell (after
+# fetch.sh) into $MX/cells/CELL/build, from a fresh copy of module/.
+#
+# 6.1 cells build on the host (bookworm's gcc-12 and its cross compilers);
+# 6.12 and 7.x cells in the trixie chroot (gcc-14, kbuild needs glibc 2.38).
+# Cross builds need no emulation: Debian's flavour headers + -common + the
+# amd64 linux-kbuild, `make -C <common> O=<flavour> CROSS_COMPILE=...`.
+# Also builds the static faultprobe of the arch (host cross gcc-12; any
+# static binary runs on every kernel). Log: $MX/cells/CELL/build.log.
+set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+cell=${1:?usage: build.sh CELL}
+out=$MX/cells/$cell
+[ -f "$out/cell.env" ] || mdie "$cell: run fetch.sh first"
+. "$out/cell.env"
+VERSION_MMT=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$MMT_TOP/dkms.conf")
+cross=$(cross_prefix "$BASE_ARCH")
+karch=$(kbuild_arch "$BASE_ARCH")
+jobs=${MMT_JOBS:-2}
+
+b=$out/build
+rm -rf "$b" "$out/mmtune.ko"
+mkdir -p "$b"
+cp "$MMT_TOP"/module/Kbuild "$MMT_TOP"/module/*.[ch] "$b/"
+rm -f "$b"/*.mod.c
+
+cmd="make -s -j$jobs -C $KCOMMON O=$KDIR M=$b ARCH=$karch"
+[ -n "$cross" ] && cmd="$cmd CROSS_COMPILE=$cross"
+cmd="$cmd MMTUNE_VERSION=$VERSION_MMT modules"
+log=$out/build.log
+{
+	echo "# $cell: $KVER ($VERSION)"
+	echo "# $cmd"
+} > "$log"
+case $SERIES in
+6.1) (cd "$b" && $cmd) >> "$log" 2>&1 ;;
+*) "$(dirname "$0")/chroot.sh" --run "cd $b && $cmd" >> "$log" 2>&1 ;;
+esac || { tail -n 30 "$log" >&2; exit 1; }
+[ -f "$b/mmtune.ko" ] || { tail -n 30 "$log" >&2; mdie "$cell: no mmtune.ko"; }
+cp "$b/mmtune.ko" "$out/mmtune.ko"
+vm=$(strings "$out/mmtune.ko" | sed -n 's/^vermagic=//p')
+echo "# vermagic: $vm" >> "$log"
+case $vm in "$KVER "*) ;; *) mdie "$cell: vermagic '$vm' is not $KVER" ;; esac
+
+# The static probe, once per arch.
+probe=$MX/probe-$BASE_ARCH
+src=$MMT_TOP/tests/vm/probe/faultprobe.c
+if [ ! -x "$probe" ] || [ "$src" -nt "$probe" ]; then
+	${cross}gcc -O2 -static -o "$probe.tmp" "$src" >> "$log" 2>&1 ||
+		{ tail -n 5 "$log" >&2; mdie "cannot build the static faultprobe for $BASE_ARCH"; }
+	mv "$probe.tmp" "$probe"
+fi
+echo "PROBE=$probe" > "$out/build.env"

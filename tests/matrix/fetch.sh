@@ -1,0 +1,124 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# tests/matrix/fetch.sh CELL: resolve and fetch one cell's Debian packages.
+#
+# CELL is SERIES-ARCH: SERIES 6.1 (bookworm, bookworm-security), 6.12
+# (trixie, trixie-security) or 7 (the newest 7.x of trixie-backports); ARCH
+# x86_64, arm64, ppc64le or ppc64le-64k (the -64k flavour).
+#
+# Picks the newest linux-headers-<abi>-<flavour> of the series whose -common,
+# amd64 linux-kbuild and linux-image of the same version the private apt
+# configuration can download (7.x: the linux-binary-* the linux-image-*
+# metapackage depends on holds the kernel), and the static busybox of the arch (bookworm).
+# The .debs go to $MX/debs, each is extracted once under $MX/x, and
+# $MX/cells/CELL/cell.env records what was chosen. Exit 3: nothing of this
+# series for this arch on the mirror ("unavailable", not a failure of mmtune).
+set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+cell=${1:?usage: fetch.sh CELL}
+series=${cell%%-*}
+arch=${cell#*-}
+base_arch=${arch%-64k}
+darch=$(deb_arch "$base_arch")
+flav=$(flavour "$arch")
+case $series in
+6.1) pat='6\.1\.0-[0-9]+' ;;
+6.12) pat='6\.12\.[0-9]+\+deb13' ;;
+7) pat='7\.[0-9]+\.[0-9]+\+deb13' ;;
+*) mdie "unknown series '$series' (6.1, 6.12, 7)" ;;
+esac
+out=$MX/cells/$cell
+mkdir -p "$MX/debs" "$MX/x" "$out"
+
+papt_update "$darch"
+
+IDX=$MX/apt-$darch/index
+
+# has PKG ARCH VER: the index lists that package version.
+has() { awk -v p="$1" -v a="$2" -v v="$3" '$2 == p && $3 == a && $4 == v { f = 1 } END { exit !f }' "$IDX"; }
+
+# fetch PKG ARCH VER: download (if not cached) and extract; prints the dir.
+# apt-get download checks the .deb against the signed index.
+fetch() {
+	local deb dir
+	deb=$MX/debs/${1}_${3//:/%3a}_$2.deb
+	if [ ! -s "$deb" ]; then
+		mlog "download $1:$2=$3"
+		(cd "$MX/debs" && papt "$darch" apt-get download "$1:$2=$3" >/dev/null) ||
+			{ mlog "download of $1:$2=$3 failed"; return 1; }
+		[ -s "$deb" ] || { mlog "$1: $deb not there after download"; return 1; }
+	fi
+	dir=$MX/x/$(basename "$deb" .deb)
+	if [ ! -e "$dir/.done" ]; then
+		rm -rf "$dir"
+		dpkg-deb -x "$deb" "$dir"
+	fi
+	touch "$deb" "$dir" "$dir/.done"	# in use: see prune in check-matrix.sh
+	echo "$dir"
+}
+
+# Candidates, newest first: "VERSION PACKAGE KBUILD".
+cands=$(awk -v a="$darch" -v re="^linux-headers-$pat-$flav\$" \
+	'$3 == a && $2 ~ re { print $4, $2, $5 }' "$IDX" | sort -rV | uniq)
+while read -r ver h kbuild; do
+	[ -n "$ver" ] || continue
+	abi=${h#linux-headers-}; abi=${abi%-"$flav"}
+	img=linux-image-$abi-$flav
+	has "$img" "$darch" "$ver" || { mlog "$h $ver: no $img of that version"; continue; }
+	bin=$(awk -v p="$img" -v a="$darch" -v v="$ver" '$2 == p && $3 == a && $4 == v { print $6; exit }' "$IDX")
+	if [ -n "$bin" ] && [ "$bin" != - ]; then
+		has "$bin" "$darch" "$ver" || { mlog "$h $ver: no $bin of that version"; continue; }
+		img=$bin
+	fi
+	has "linux-headers-$abi-common" all "$ver" || { mlog "$h $ver: no -common"; continue; }
+	has "$kbuild" amd64 "$ver" || { mlog "$h $ver: no amd64 $kbuild $ver"; continue; }
+	hdir=$(fetch "$h" "$darch" "$ver") &&
+	cdir=$(fetch "linux-headers-$abi-common" all "$ver") &&
+	kdir=$(fetch "$kbuild" amd64 "$ver") &&
+	idir=$(fetch "$img" "$darch" "$ver") || continue
+	break
+done <<< "$cands"
+if [ -z "${idir:-}" ]; then
+	echo "no usable linux-headers-$pat-$flav for $darch on the mirror" > "$out/unavailable"
+	mlog "$cell: unavailable: $(cat "$out/unavailable")"
+	exit 3
+fi
+rm -f "$out/unavailable"
+bbver=$(awk -v a="$darch" '$1 == "bookworm" && $2 == "busybox-static" && $3 == a { print $4 }' "$IDX" | sort -V | tail -n 1)
+bbdir=$(fetch busybox-static "$darch" "$bbver") || mdie "no busybox-static for $darch"
+
+# One root for kbuild: flavour headers + common + amd64 kbuild (symlinks in
+# the flavour dir point to ../linux-headers-<abi>-common and
+# ../../lib/linux-kbuild-<v>); hard links, so it costs no space.
+root=$MX/x/root-$abi-$flav
+if [ ! -e "$root/.done" ]; then
+	rm -rf "$root"; mkdir -p "$root"
+	for d in "$hdir" "$cdir" "$kdir"; do cp -al "$d/." "$root/"; done
+	touch "$root/.done"
+fi
+touch "$root"
+kver=$abi-$flav
+img_file=
+for f in "$idir/boot/vmlinuz-$kver" "$idir/boot/vmlinux-$kver" \
+	 "$idir/usr/lib/modules/$kver/vmlinuz" "$idir/usr/lib/modules/$kver/vmlinux"; do
+	[ -f "$f" ] && img_file=$f && break
+done
+[ -n "$img_file" ] || mdie "$cell: no kernel image in $idir ($img)"
+
+cat > "$out/cell.env" <<EOT
+CELL=$cell
+SERIES=$series
+ARCH=$arch
+BASE_ARCH=$base_arch
+DEB_ARCH=$darch
+FLAVOUR=$flav
+VERSION=$ver
+KVER=$kver
+KDIR=$root/usr/src/linux-headers-$kver
+KCOMMON=$root/usr/src/linux-headers-$abi-common
+IMAGE=$img_file
+MODULES=$idir/lib/modules/$kver
+BUSYBOX=$bbdir/bin/busybox
+EOT
+mlog "$cell: $kver ($ver)"

@@ -1,0 +1,73 @@
+#!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0
+# tests/matrix/init.sh: /init of the matrix guests' busybox initramfs (runs
+# INSIDE the guest, busybox sh, as PID 1).
+#
+# The matrix's counterpart of tests/vm/guest.sh (which needs bash and the
+# host's root over 9p): mounts what the tests need, marks the kernel log,
+# checks that the module loads and unloads ("load: ..."),
+# runs each tests/vm/t-*.sh named in /mmtune/tests/list with /bin/sh (dash,
+# as on Debian: busybox's sh would prefer its own applets to GNU's),
+# then the final check "dmesg clean", prints the kernel log since the mark
+# as "dmesg| " lines, the sentinel "mmtune-guest-done" and powers off.
+/bin/busybox mkdir -p /proc /sys /dev /tmp /var/tmp /usr/bin /usr/sbin /sbin /run
+/bin/busybox --install -s
+export PATH=/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mount -t tmpfs tmpfs /tmp
+mount -t tmpfs tmpfs /var/tmp
+mount -t debugfs debugfs /sys/kernel/debug
+echo 1 > /proc/sys/kernel/panic_on_oops 2>/dev/null
+
+export MMT_TOP=/mmtune MMT_PROBE=/bin/faultprobe
+. "$MMT_TOP/tests/vm/lib.sh"
+
+mmu=$(awk -F': *' '/^MMU/ { print tolower($2); exit }' /proc/cpuinfo)
+echo "# guest: $(uname -r) $(uname -m) $(nproc) cpus, $(awk '/MemTotal/ {print int($2/1024) " MiB"}' /proc/meminfo), page size $(getconf PAGESIZE)${mmu:+, mmu $mmu}"
+mark="mmtune-guest: start $$.$(date +%s)"
+echo "$mark" > /dev/kmsg
+
+# The matrix's own first check: does the module load (and unload) at all.
+if insmod "$MMT_TOP/module/mmtune.ko" 2>/var/tmp/mmt-insmod.err; then
+	ok "load: insmod mmtune.ko"
+	rmmod mmtune || fail "load: rmmod mmtune"
+else
+	fail "load: insmod mmtune.ko: $(cat /var/tmp/mmt-insmod.err)"
+fi
+
+log=/var/tmp/mmt-test.log
+for name in $(cat "$MMT_TOP/tests/list"); do
+	t=$MMT_TOP/tests/vm/$name.sh
+	echo "# --- $name"
+	start=$(date +%s)
+	: > $log.rc
+	{ timeout "${MMT_TEST_TIMEOUT:-600}" /bin/sh "$t" 2>&1; echo $? > $log.rc; } | tee $log
+	rc=$(cat $log.rc)
+	if [ "$rc" = 124 ] || [ "$rc" = 137 ] || [ "$rc" = 143 ]; then
+		fail "$name: timed out after ${MMT_TEST_TIMEOUT:-600}s"
+	elif ! grep -qE '^(not )?ok - ' $log; then
+		fail "$name: ran no check (exit status $rc)"
+	elif [ "$rc" != 0 ] && ! grep -q '^not ok - ' $log; then
+		fail "$name: exit status $rc"
+	fi
+	echo "# $name: $(( $(date +%s) - start ))s"
+	if [ -d /sys/module/mmtune ]; then
+		echo "# $name left mmtune loaded: unloading"
+		rmmod mmtune 2>&1 | sed 's/^/# /'
+	fi
+done
+
+dmesg > /var/tmp/mmt-dmesg.all
+if grep -qF "$mark" /var/tmp/mmt-dmesg.all; then
+	awk -v m="$mark" 'on; index($0, m) { on = 1 }' /var/tmp/mmt-dmesg.all > /var/tmp/mmt-dmesg
+else
+	cp /var/tmp/mmt-dmesg.all /var/tmp/mmt-dmesg
+fi
+bad=$(grep -E 'WARNING|BUG|Oops|Call Trace|general protection' /var/tmp/mmt-dmesg | head -n 1)
+if [ -z "$bad" ]; then ok "dmesg clean"; else fail "dmesg clean: $bad"; fi
+sed 's/^/dmesg| /' /var/tmp/mmt-dmesg
+echo mmtune-guest-done
+sync
+poweroff -f

@@ -1,0 +1,74 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# tests/matrix/initramfs.sh CELL: the cell's initramfs (after build.sh):
+# static busybox of the arch, /dev/console, tests/matrix/init.sh as /init,
+# bookworm's own /bin/sh (dash) and the GNU tools the suites were written
+# against, of the arch (tests/matrix/userland.sh: `env printf` reporting a
+# write's errno, getconf, perl; busybox's sh would run its own applets even
+# where a GNU binary is installed), busybox filling in every other command,
+# the tests (tests/vm/lib.sh and the suites in $MMT_MATRIX_TESTS, default
+# every tests/vm/t-*.sh written for sh, but t-00-boot, which checks the vng
+# rig; the bash ones test the userspace tools and need a compiler; a name
+# with a slash is a path), the module
+# at /mmtune/module/mmtune.ko and installed as
+# /lib/modules/<kver>/updates/mmtune.ko (depmod'ed, for `modprobe mmtune`),
+# the static faultprobe, and a mountpoint(1) (neither busybox nor the above
+# has it).
+# No kernel module of Debian's is needed: debugfs, tmpfs, kprobes and the
+# serial console are built in on every flavour.
+set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+cell=${1:?usage: initramfs.sh CELL}
+out=$MX/cells/$cell
+. "$out/cell.env"
+. "$out/build.env"
+
+r=$out/initramfs.d
+rm -rf "$r"
+mkdir -p "$r"/{bin,dev,proc,sys,tmp,var/tmp,mmtune/module,mmtune/tests/vm}
+cp "$BUSYBOX" "$r/bin/busybox"
+cp "$PROBE" "$r/bin/faultprobe"
+mknod -m 600 "$r/dev/console" c 5 1
+mknod -m 666 "$r/dev/null" c 1 3
+cp "$MMT_TOP/tests/matrix/init.sh" "$r/init"
+chmod 755 "$r/init"
+cp -a "$("$(dirname "$0")/userland.sh" "$DEB_ARCH")/." "$r/"
+cat > "$r/bin/mountpoint" <<'EOT'
+#!/bin/sh
+# mountpoint [-q] DIR: busybox's Debian build lacks it.
+q=0; [ "$1" = -q ] && { q=1; shift; }
+d=$(cd "$1" 2>/dev/null && pwd -P) || { [ $q = 1 ] || echo "mountpoint: $1: No such file or directory" >&2; exit 1; }
+if awk -v d="$d" '$2 == d { f = 1 } END { exit !f }' /proc/mounts; then
+	[ $q = 1 ] || echo "$1 is a mountpoint"; exit 0
+fi
+[ $q = 1 ] || echo "$1 is not a mountpoint"; exit 32
+EOT
+chmod 755 "$r/bin/mountpoint"
+cp "$out/mmtune.ko" "$r/mmtune/module/"
+cp "$MMT_TOP/tests/vm/lib.sh" "$r/mmtune/tests/vm/"
+tests=${MMT_MATRIX_TESTS:-}
+if [ -z "$tests" ]; then
+	for t in "$MMT_TOP"/tests/vm/t-*.sh; do
+		n=$(basename "$t" .sh)
+		[ "$n" = t-00-boot ] && continue
+		head -n 1 "$t" | grep -q '^#! */bin/sh' || continue
+		tests="$tests $n"
+	done
+fi
+for n in $tests; do
+	f=$n
+	case $f in */*) ;; *) f=$MMT_TOP/tests/vm/${n%.sh}.sh ;; esac
+	[ -f "$f" ] || mdie "no test $f"
+	cp "$f" "$r/mmtune/tests/vm/"
+	basename "$f" .sh
+done > "$r/mmtune/tests/list"
+[ -d "$MMT_TOP/tests/vm/probe" ] && cp -r "$MMT_TOP/tests/vm/probe" "$r/mmtune/tests/vm/"
+m=$r/lib/modules/$KVER
+mkdir -p "$m/updates"
+cp "$out/mmtune.ko" "$m/updates/"
+for f in modules.builtin modules.builtin.modinfo modules.order; do
+	[ -f "$MODULES/$f" ] && cp "$MODULES/$f" "$m/"
+done
+depmod -b "$r" "$KVER" 2>>"$out/build.log"
+(cd "$r" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) | gzip -1 > "$out/initramfs.gz"
