@@ -259,8 +259,15 @@ if [ "$NODES" -ge 2 ]; then
 	if [ $rc = 0 ]; then
 		echo "# migrate: $(csvcol "$WORK/mig.csv" throughput) MB/s, pgmigrate_success $(csvcol "$WORK/mig.csv" vm_pgmigrate_success)"
 		ms=$(csvcol "$WORK/mig.csv" vm_pgmigrate_success)
-		# 2 passes there and back over 16M: 4 x 4096 pages
-		within "migrate: pgmigrate_success = pages moved" "$ms" $((4 * 16 * 1024 * 1024 / PSZ)) 2
+		# 2 passes there and back over 16M: 4 x 4096 pages.  The vmstat
+		# counter is global: compaction and other migrations in the
+		# guest may add to it, never take from it.
+		want=$((4 * 16 * 1024 * 1024 / PSZ))
+		if [ "$ms" -ge "$want" ] && [ "$ms" -le $((want * 5 / 4)) ]; then
+			ok "migrate: pgmigrate_success covers the pages moved ($ms >= $want)"
+		else
+			fail "migrate: pgmigrate_success $ms, want $want..$((want * 5 / 4))"
+		fi
 	fi
 else
 	expect_eq "migrate with one node: skip status 77" $rc 77
