@@ -251,7 +251,9 @@ static const struct file_operations latency_enable_fops = {
  * took LOW <= ns < HIGH.  Buckets are powers of two (the first is 0..1);
  * the last bucket, HIGH = 2^47, also holds everything longer.  Only the
  * buckets from the first to the last non-empty one are shown.  Values
- * are since the last reset.
+ * are since the last reset.  The clock is local_clock(), as ftrace's: where
+ * sched_clock is unstable (e.g. under emulation) it may not advance during
+ * a short fault, which then lands in the 0..1 bucket.
  */
 static void bucket_bounds(unsigned int b, u64 *low, u64 *high)
 {
