@@ -19,9 +19,11 @@
 # logs to tests/out/matrix/<cell>.{build,console}.log.
 #
 # CELL: SERIES-ARCH, SERIES 6.1, 6.12 or 7, ARCH x86_64, arm64, ppc64le or
-# ppc64le-64k (default: all ten; or $MMT_MATRIX_CELLS). A cell whose packages
-# the mirror does not have is "unavailable": listed, not failed (set
-# MMT_MATRIX_STRICT=1 to fail on it). Exit 1 if any cell failed.
+# ppc64le-64k, for ppc64le optionally followed by -hash (boot with the hash
+# MMU: 256 PTEs a table instead of radix's 32 with 64 KiB pages). Default:
+# the ten cells of issue 6 and 6.1-ppc64le-hash; or $MMT_MATRIX_CELLS.
+# A cell whose packages the mirror does not have is "unavailable": listed,
+# not failed (MMT_MATRIX_STRICT=1 fails it). Exit 1 if any cell failed.
 # Env: MMTUNE_CACHE, MMT_MATRIX_TESTS (suites to run), MMT_BOOT_TIMEOUT,
 #      MMT_MATRIX_OUT (instead of tests/out/matrix),
 #      MMT_JOBS (make -j, default 2).
@@ -34,7 +36,7 @@ OUT=${MMT_MATRIX_OUT:-$TOP/tests/out/matrix}
 rm -rf "$OUT"; mkdir -p "$OUT"
 t0=$(date +%s)
 
-ALL="6.1-x86_64 6.1-arm64 6.1-ppc64le 6.12-x86_64 6.12-arm64 6.12-ppc64le 6.12-ppc64le-64k 7-x86_64 7-arm64 7-ppc64le"
+ALL="6.1-x86_64 6.1-arm64 6.1-ppc64le 6.1-ppc64le-hash 6.12-x86_64 6.12-arm64 6.12-ppc64le 6.12-ppc64le-64k 7-x86_64 7-arm64 7-ppc64le"
 [ $# -gt 0 ] || set -- ${MMT_MATRIX_CELLS:-$ALL}
 for c in "$@"; do
 	case $c in
@@ -127,7 +129,8 @@ for c in "$@"; do
 	series=${c%%-*} arch=${c#*-}
 	printf '%-18s %-26s %-8s %-6s %-6s %6s %6s %6s\n' \
 		"$c" "$kver" "$status" $built $loaded "$passed" "$failed" "$secs"
-	[ "$status" = failed ] && grep '^not ok - ' "$OUT/$c.console.log" | sed 's/^/#   /' | head -n 20
+	[ "$status" = failed ] && awk '/^# --- / { t = $3 } /^not ok - / { print "#   " (t ? t ": " : "") $0 }' \
+		"$OUT/$c.console.log" | head -n 20
 	[ "$status" = unavailable ] && sed 's/^/#   /' "$d/unavailable" 2>/dev/null
 	case $status in build-failed|crashed|timeout|initramfs-failed|fetch-failed)
 		echo "#   see tests/out/matrix/$c.*.log" ;;

@@ -12,8 +12,8 @@
 #            (pauth-impdef: QARMA pointer auth is very slow under TCG)
 #   ppc64le  qemu-system-ppc64 -M pseries with x-vof (no SLOF) and the
 #            spectre caps TCG cannot provide set off, console hvc0; the
-#            MMU is radix (POWER10 default cpu); $MMT_PPC_MMU=hash boots
-#            with disable_radix
+#            MMU is radix (POWER10 default cpu); -hash cells (or
+#            $MMT_PPC_MMU=hash) boot with disable_radix
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -35,7 +35,8 @@ arm64)
 ppc64le)
 	q=(qemu-system-ppc64 -M pseries,x-vof=on,cap-cfpc=broken,cap-sbbc=broken,cap-ibs=broken,cap-ccf-assist=off)
 	append="console=hvc0 $append"
-	[ "${MMT_PPC_MMU:-radix}" = hash ] && append="$append disable_radix" ;;
+	[ "${MMU:-}" = hash ] || [ "${MMT_PPC_MMU:-}" = hash ] &&
+		append="$append disable_radix" ;;
 esac
 q+=(-m "$mem" -smp "$smp" -display none -monitor none -serial stdio -no-reboot
     -kernel "$IMAGE" -initrd "$out/initramfs.gz" -append "$append")

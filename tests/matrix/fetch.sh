@@ -4,7 +4,8 @@
 #
 # CELL is SERIES-ARCH: SERIES 6.1 (bookworm, bookworm-security), 6.12
 # (trixie, trixie-security) or 7 (the newest 7.x of trixie-backports); ARCH
-# x86_64, arm64, ppc64le or ppc64le-64k (the -64k flavour).
+# x86_64, arm64, ppc64le or ppc64le-64k (the -64k flavour); a ppc64le ARCH
+# may end in -hash: the same kernel, booted with the hash MMU.
 #
 # Picks the newest linux-headers-<abi>-<flavour> of the series whose -common,
 # amd64 linux-kbuild and linux-image of the same version the private apt
@@ -19,7 +20,10 @@ set -euo pipefail
 cell=${1:?usage: fetch.sh CELL}
 series=${cell%%-*}
 arch=${cell#*-}
+mmu=
+case $arch in *-hash) mmu=hash; arch=${arch%-hash} ;; esac
 base_arch=${arch%-64k}
+[ -z "$mmu" ] || [ "$base_arch" = ppc64le ] || mdie "$cell: -hash is for ppc64le cells"
 darch=$(deb_arch "$base_arch")
 flav=$(flavour "$arch")
 case $series in
@@ -111,6 +115,7 @@ CELL=$cell
 SERIES=$series
 ARCH=$arch
 BASE_ARCH=$base_arch
+MMU=$mmu
 DEB_ARCH=$darch
 FLAVOUR=$flav
 VERSION=$ver

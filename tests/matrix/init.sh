@@ -27,7 +27,7 @@ export MMT_TOP=/mmtune MMT_PROBE=/bin/faultprobe
 mmu=$(awk -F': *' '/^MMU/ { print tolower($2); exit }' /proc/cpuinfo)
 echo "# guest: $(uname -r) $(uname -m) $(nproc) cpus, $(awk '/MemTotal/ {print int($2/1024) " MiB"}' /proc/meminfo), page size $(getconf PAGESIZE)${mmu:+, mmu $mmu}"
 mark="mmtune-guest: start $$.$(date +%s)"
-echo "$mark" > /dev/kmsg
+echo "<6>$mark" > /dev/kmsg
 
 # The matrix's own first check: does the module load (and unload) at all.
 if insmod "$MMT_TOP/module/mmtune.ko" 2>/var/tmp/mmt-insmod.err; then

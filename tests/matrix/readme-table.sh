@@ -3,8 +3,8 @@
 # tests/matrix/readme-table.sh [RESULTS]: README's "verified on" table, in
 # markdown, from a `make check-matrix` run's results (default
 # tests/out/matrix/results.txt; format: see tests/check-matrix.sh).
-# A row per kernel series, a column per arch; ppc64le's -64k flavour shares
-# the ppc64le column. Each cell: the Debian version, then built / loaded /
+# A row per kernel series, a column per arch; ppc64le's -64k flavour and the
+# hash-MMU boots share the ppc64le column. Each cell: the Debian version, then built / loaded /
 # passed / failed checks.
 set -euo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -14,8 +14,8 @@ awk '
 /^#/ || NF < 11 { next }
 {
 	cell = $1; series = $2; arch = $3; kver = $4; ver = $5; st = $6
-	col = arch; sub(/-64k$/, "", col)
-	flav = (arch ~ /-64k$/) ? " -64k" : ""
+	col = arch; sub(/-hash$/, "", col); sub(/-64k$/, "", col)
+	flav = (arch ~ /-64k/) ? " -64k" : ""
 	psz = (NF >= 12 && $12 != "-") ? $12 : ""
 	mmu = (NF >= 13 && $13 != "-") ? $13 : ""
 	if (st == "passed") mark = "✓"
