@@ -147,22 +147,29 @@ summary=$(awk -F, -v configs="$CONFIGS" '
 		x = 1 + (n - 1) * p; i = int(x)
 		return i >= n ? a[n] : a[i] + (x - i) * (a[i + 1] - a[i])
 	}
-	/^[0-9]+,/ { n[$2]++; v[$2, n[$2]] = $6 }
+	/^[0-9]+,/ { n[$2]++; v[$2, n[$2]] = $6; r[$1, $2] = $6; rounds[$1] = 1 }
 	END {
 		nc = split(configs, cs, " ")
-		printf "| config | runs | median faults/s | min..max | IQR %% of median | ratio to a |\n"
-		printf "|---|---|---|---|---|---|\n"
+		printf "| config | runs | median faults/s | min..max | IQR %% of median | ratio to a | same-round ratio to a, median (min..max) |\n"
+		printf "|---|---|---|---|---|---|---|\n"
 		for (k = 1; k <= nc; k++) {
 			c = cs[k]
-			if (!n[c]) { printf "| %s | 0 | - | - | - | - |\n", c; continue }
+			if (!n[c]) { printf "| %s | 0 | - | - | - | - | - |\n", c; continue }
 			delete s
 			for (i = 1; i <= n[c]; i++) s[i] = v[c, i]
 			sort(s, n[c])
 			med[c] = q(s, n[c], 0.5)
 			iqr = q(s, n[c], 0.75) - q(s, n[c], 0.25)
-			printf "| %s | %d | %.0f | %.0f..%.0f | %.1f | %s |\n", c, n[c], med[c],
+			# paired: each run against a of the same round (load drifts)
+			delete p; np = 0
+			for (rd in rounds)
+				if ((rd, c) in r && (rd, "a") in r && r[rd, "a"] > 0)
+					p[++np] = r[rd, c] / r[rd, "a"]
+			sort(p, np)
+			printf "| %s | %d | %.0f | %.0f..%.0f | %.1f | %s | %s |\n", c, n[c], med[c],
 				s[1], s[n[c]], 100 * iqr / med[c],
-				med["a"] ? sprintf("%.3f", med[c] / med["a"]) : "-"
+				med["a"] ? sprintf("%.3f", med[c] / med["a"]) : "-",
+				np ? sprintf("%.3f (%.3f..%.3f)", q(p, np, 0.5), p[1], p[np]) : "-"
 		}
 	}' "$dir/raw.txt")
 
@@ -184,9 +191,9 @@ summary=$(awk -F, -v configs="$CONFIGS" '
 } > "$dir/section.md"
 cat "$dir/section.md"
 if [ -f "$OUT" ]; then
-	# newest run first, after the file's head (everything before the first "## ")
+	# newest run first, after the head (everything before the first dated "## ")
 	awk -v sec="$dir/section.md" '
-		!done && /^## / { while ((getline l < sec) > 0) print l; done = 1 }
+		!done && /^## [0-9]/ { while ((getline l < sec) > 0) print l; done = 1 }
 		{ print }
 		END { if (!done) while ((getline l < sec) > 0) print l }' "$OUT" > "$dir/new.md" &&
 		cp "$dir/new.md" "$OUT"
