@@ -77,6 +77,7 @@
 #include "mmtune.h"
 #include "compat.h"
 #include "hooks.h"
+#include "policy.h"
 
 enum mmtune_hook_mech {
 	MMT_MECH_FTRACE,
@@ -132,6 +133,15 @@ struct mmtune_hook {
 static DEFINE_MUTEX(hooks_lock);
 static bool hooks_enabled;
 static bool latency_wanted = true;
+/*
+ * The per-process policy (policy.c) holds the filemap_map_pages hook (and
+ * the self-test's) while it has rules, with or without stats; count_on
+ * says whether handlers feed the counters.  The PTE setter's hook is the
+ * stats' alone (a call per PTE): while it is on, it also feeds the
+ * policy's per-rule pages counters.
+ */
+static bool policy_on;
+static bool count_on;
 
 /* ---- fault-around callers and the PTE setter ---- */
 
@@ -200,10 +210,16 @@ static void notrace fault_around_entry(struct mmtune_hook *h,
 				       unsigned long pip,
 				       struct ftrace_regs *fregs)
 {
-	unsigned long start = mmtune_fregs_arg(fregs, 1);
-	unsigned long end = mmtune_fregs_arg(fregs, 2);
+	unsigned long start, end;
 
 	hook_fired(h);
+	/* first: the counters see the window filemap_map_pages gets */
+	if (READ_ONCE(policy_on))
+		mmtune_policy_fault_around(fregs);
+	if (!READ_ONCE(count_on))
+		return;
+	start = mmtune_fregs_arg(fregs, 1);
+	end = mmtune_fregs_arg(fregs, 2);
 	mmtune_ctr_add(MMT_CTR_FA_CALLS, 1);
 	if (end >= start)
 		mmtune_ctr_add(MMT_CTR_FA_REQUESTED, end - start + 1);
@@ -226,7 +242,10 @@ static void notrace set_pte_entry(struct mmtune_hook *h, unsigned long pip,
 	hook_fired(h);
 	if (set_pte_nr_arg >= 0)
 		nr = mmtune_fregs_arg(fregs, set_pte_nr_arg);
-	mmtune_ctr_add(MMT_CTR_FA_MAPPED, nr);
+	if (READ_ONCE(count_on))
+		mmtune_ctr_add(MMT_CTR_FA_MAPPED, nr);
+	if (READ_ONCE(policy_on))
+		mmtune_policy_mapped(nr);
 }
 
 /*
@@ -587,12 +606,45 @@ static void remove_all(void)
 		unregister_ftrace_function(&hooks_ops);
 		hooks_ops_registered = false;
 	}
+	WRITE_ONCE(count_on, false);
 	for (i = ARRAY_SIZE(hooks) - 1; i >= 0; i--) {
 		hooks[i].live = false;
 		hooks[i].placed = false;
 		if (hooks[i].state == MMT_HOOK_ON)
 			hooks[i].state = MMT_HOOK_OFF;
 	}
+	fault_counted_by_latency = false;
+}
+
+/* The hooks the policy holds: they stay when stats go off. */
+static bool policy_hook(const struct mmtune_hook *h)
+{
+	return h == &hooks[MMT_HOOK_FAULT_AROUND] ||
+	       h == &hooks[MMT_HOOK_SELFTEST];
+}
+
+/*
+ * Stats off while the policy keeps its hooks: remove the others, in
+ * reverse order, from the registered ops (the filter changes live).
+ */
+static void remove_stats_hooks(void)
+{
+	int i;
+
+	lat_classify = false;
+	WRITE_ONCE(count_on, false);
+	for (i = ARRAY_SIZE(hooks) - 1; i >= 0; i--) {
+		struct mmtune_hook *h = &hooks[i];
+
+		if (!h->placed || policy_hook(h))
+			continue;
+		remove_hook(h);
+		if (h->state == MMT_HOOK_ON)
+			h->state = MMT_HOOK_OFF;
+	}
+	if (fault_counted_by_latency &&
+	    hooks[MMT_HOOK_FAULT].state == MMT_HOOK_ON)
+		hooks[MMT_HOOK_FAULT].state = MMT_HOOK_OFF;
 	fault_counted_by_latency = false;
 }
 
@@ -762,20 +814,24 @@ int mmtune_hooks_enable(void)
 		hooks[i].fired = false;
 		hooks[i].note[0] = '\0';
 		/* a self-test failure is judged again at every enable */
-		if (hooks[i].resolved)
+		if (hooks[i].resolved && !hooks[i].placed)
 			hooks[i].state = MMT_HOOK_OFF;
 	}
 	fault_counted_by_latency = wanted(lat);
 
-	/* The self-test function first: it keeps the filter non-empty. */
-	if (st->resolved && !try_place(st, &ret))
+	/*
+	 * The self-test function first: it keeps the filter non-empty.
+	 * Hooks the policy placed already are left as they are.
+	 */
+	if (st->resolved && !st->placed && !try_place(st, &ret))
 		goto unwind;
 
 	/* Table order; the kretprobe (latency) comes after the entries. */
 	for (i = 0; i < MMT_HOOK_NR; i++) {
 		struct mmtune_hook *h = &hooks[i];
 
-		if (!wanted(h) || (h == flt && fault_counted_by_latency))
+		if (h->placed || !wanted(h) ||
+		    (h == flt && fault_counted_by_latency))
 			continue;
 		if (h->mech == MMT_MECH_FTRACE && !st->placed) {
 			hook_unavailable(h, "ftrace unusable here: %s",
@@ -795,10 +851,11 @@ int mmtune_hooks_enable(void)
 		flt->state = MMT_HOOK_ON;
 
 	lat_classify = lat->placed && hooks[MMT_HOOK_FAULT_AROUND].placed;
+	WRITE_ONCE(count_on, true);
 	for (i = 0; i < ARRAY_SIZE(hooks); i++)
 		if (hooks[i].placed)
 			WRITE_ONCE(hooks[i].live, true);
-	if (st->placed) {
+	if (st->placed && !hooks_ops_registered) {
 		ret = register_ftrace_function(&hooks_ops);
 		if (ret) {
 			pr_err("register_ftrace_function: %d\n", ret);
@@ -826,7 +883,10 @@ int mmtune_hooks_enable(void)
 	goto out;
 
 unwind:
-	remove_all();
+	if (policy_on)
+		remove_stats_hooks();
+	else
+		remove_all();
 out:
 	mutex_unlock(&hooks_lock);
 	return ret;
@@ -836,14 +896,86 @@ void mmtune_hooks_disable(void)
 {
 	mutex_lock(&hooks_lock);
 	if (hooks_enabled) {
-		remove_all();
+		if (policy_on)
+			remove_stats_hooks();
+		else
+			remove_all();
 		hooks_enabled = false;
+	}
+	mutex_unlock(&hooks_lock);
+}
+
+/*
+ * The policy's hook: filemap_map_pages, placed with stats off too.
+ * Refused unless the self-test proved that a handler's change of an
+ * argument reaches the traced function on this kernel.
+ */
+int mmtune_hooks_policy_enable(void)
+{
+	struct mmtune_hook *st = &hooks[MMT_HOOK_SELFTEST];
+	struct mmtune_hook *fa = &hooks[MMT_HOOK_FAULT_AROUND];
+	int ret = 0;
+
+	mutex_lock(&hooks_lock);
+	if (policy_on)
+		goto out;
+	if (!hooks_enabled) {
+		if (!st->resolved || !fa->resolved) {
+			ret = -ENODEV;
+			goto out;
+		}
+		st->fired = false;
+		fa->fired = false;
+		fa->note[0] = '\0';
+		fa->state = MMT_HOOK_OFF;
+		if (!try_place(st, &ret) || !st->placed ||
+		    !try_place(fa, &ret) || !fa->placed)
+			goto fail;
+		WRITE_ONCE(st->live, true);
+		WRITE_ONCE(fa->live, true);
+		ret = register_ftrace_function(&hooks_ops);
+		if (ret) {
+			pr_err("register_ftrace_function: %d\n", ret);
+			goto fail;
+		}
+		hooks_ops_registered = true;
+		selftest();
+	}
+	if (!fa->placed || !st_args_written) {
+		pr_err("policy: %s\n", !fa->placed ?
+		       "the filemap_map_pages hook is unavailable (see info)" :
+		       "changing filemap_map_pages' arguments failed the self-test");
+		ret = fa->placed ? -EOPNOTSUPP : -ENODEV;
+		goto fail;
+	}
+	WRITE_ONCE(policy_on, true);
+	goto out;
+
+fail:
+	if (!hooks_enabled)
+		remove_all();
+	if (!ret)
+		ret = -ENODEV;
+out:
+	mutex_unlock(&hooks_lock);
+	return ret;
+}
+
+/* The policy's rules are gone (and waited for): drop its hooks. */
+void mmtune_hooks_policy_disable(void)
+{
+	mutex_lock(&hooks_lock);
+	if (policy_on) {
+		WRITE_ONCE(policy_on, false);
+		if (!hooks_enabled)
+			remove_all();
 	}
 	mutex_unlock(&hooks_lock);
 }
 
 void mmtune_hooks_exit(void)
 {
+	mmtune_hooks_policy_disable();
 	mmtune_hooks_disable();
 	/* the ops is unregistered: its filter can go */
 	ftrace_free_filter(&hooks_ops);
@@ -938,7 +1070,7 @@ void mmtune_hooks_info(struct seq_file *m)
 			   h->symbol ? h->symbol : "mmtune_selftest_target",
 			   *note ? ", " : "", note);
 	}
-	if (hooks_enabled && hooks[MMT_HOOK_SELFTEST].placed)
+	if ((hooks_enabled || policy_on) && hooks[MMT_HOOK_SELFTEST].placed)
 		seq_printf(m, "hook_args: %s\n",
 			   !st_args_read ? "unverified (self-test handler saw other arguments)" :
 			   st_args_written ? "read+write verified" :

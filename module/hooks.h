@@ -67,6 +67,8 @@ int mmtune_hooks_init(void);
 void mmtune_hooks_exit(void);
 int mmtune_hooks_enable(void);
 void mmtune_hooks_disable(void);
+int mmtune_hooks_policy_enable(void);	/* policy.c: rules exist */
+void mmtune_hooks_policy_disable(void);
 bool mmtune_hooks_enabled(void);
 int mmtune_hooks_set_latency(bool on);
 bool mmtune_hooks_latency_wanted(void);

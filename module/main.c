@@ -18,6 +18,7 @@ static const struct mmtune_feature *const features[] = {
 	&mmtune_fault_around_feature,
 	&mmtune_pfn_valid_feature,
 	&mmtune_stats_feature,
+	&mmtune_policy_feature,	/* after stats: uses its hooks */
 };
 
 static struct dentry *mmtune_dir;

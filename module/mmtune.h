@@ -60,6 +60,9 @@ bool mmtune_fa_available(void);
 /* stats.c: fault-path counters and hooks (hooks.c, hooks.h). */
 extern const struct mmtune_feature mmtune_stats_feature;
 
+/* policy.c: per-process fault-around orders (policy.h for the hooks). */
+extern const struct mmtune_feature mmtune_policy_feature;
+
 /* pfn_valid.c: pfn_valid strategies, bench, cross-check, override. */
 extern const struct mmtune_feature mmtune_pfn_valid_feature;
 

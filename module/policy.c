@@ -1,0 +1,751 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmtune: per-process fault-around policy.
+ *
+ * debugfs "policy" (0600).  A write replaces the whole rule set; it holds
+ * one rule per line, matched in order, first match wins:
+ *
+ *   comm=NAME order=N       the task's comm (1..15 bytes, no blanks or '#')
+ *   pid=TGID order=N        the process (all its threads); the number is
+ *                           resolved in the writer's pid namespace at write
+ *                           time and the rule keeps that process, so a
+ *                           reused number never matches another one
+ *   cgroup=PATH order=N     a cgroup v2 path as in /proc/PID/cgroup (from the
+ *                           writer's cgroup namespace root): the tasks of
+ *                           that cgroup and of every cgroup below it
+ *
+ * N is 0..max_order or "default" (the arch's default order), as for
+ * fault_around_order.  Blank lines and text after '#' are ignored, so what
+ * a read gives can be written back.  "clear" (alone) drops every rule.
+ * A malformed line, an unknown or repeated key, an order out of range or
+ * more than POLICY_MAX_RULES rules: EINVAL; a pid that is not a running
+ * process: ESRCH; a cgroup that does not exist: ENOENT.  A write changes
+ * nothing unless it is wholly valid.
+ *
+ * A read gives "# rules N/MAX", "# kernel order=K", "# default order=D
+ * hits=H pages=P" (faults no rule matched), then each rule as written
+ * followed by "# hits=H pages=P" (and "exited" for a pid rule whose
+ * process is gone).  hits: fault-around calls the rule governed; pages:
+ * PTEs those calls set.  Pages are counted by the stats' PTE-setter hook,
+ * a call per PTE that the policy alone does not pay for: only while
+ * stats_enable is 1, and shown as "-" while it is 0.  The counters start
+ * at zero with every write.
+ *
+ * Mechanism.  While rules exist, the policy holds the filemap_map_pages
+ * entry hook of hooks.c, also with stats off.  The kernel's own fault-around size is raised to
+ * the largest order a rule or the default needs, and the hook narrows
+ * every window [start_pgoff, end_pgoff] around the faulting page to the
+ * order of the first matching rule, or to the default order D: the order
+ * that was in force when the first rule was written (the user's global
+ * order), so processes without a rule see exactly what they saw before.
+ * The narrowed window is the one the kernel itself computes at that order:
+ * the naturally aligned block (by virtual address) around the fault,
+ * clamped to the VMA and the page table.  Both are powers of two no larger
+ * than a page table, so that block lies inside the kernel's own window at
+ * the raised order, and the intersection of the two is exactly the
+ * kernel's window at the lower order.  Narrowing only ever shrinks the
+ * kernel's window, so it never crosses the VMA or the page table and
+ * never maps past EOF (filemap_map_pages clamps to i_size itself).  Order
+ * 0 leaves the faulting page alone in the window: filemap_map_pages maps
+ * just that page (if it is cached and up to date) and the fault ends
+ * there, else the kernel's ->fault path maps it; either way one fault per
+ * page, as with fault-around off.
+ *
+ * The global order while rules exist.  If anyone sets the kernel's size
+ * (fault_around_order, the module parameter or the kernel's own
+ * fault_around_bytes), the policy notices within POLICY_POLL (and at every
+ * read or write of the policy file), takes that value as the new default
+ * and raises the kernel's size again if a rule needs more.  Until then,
+ * windows are narrowed to the lower of the target and what the kernel
+ * gives.  Setting exactly the raised order is not noticed.  Clearing the
+ * rules or unloading puts the default order back into the kernel.
+ *
+ * Lookup.  The rules are an array behind an RCU pointer; the hook runs with
+ * preemption off (ftrace's recursion guard), an RCU-sched read-side
+ * section; a write builds a new array, publishes it, waits for a grace
+ * period and frees the old one.  comm is two 8-byte compares, pid one
+ * pointer compare (the struct pid held by the rule), cgroup an ancestor
+ * lookup in the task's default-hierarchy cgroup (cgroup_is_descendant(),
+ * O(1)) against the cgroup the rule holds.
+ */
+#include <linux/cache.h>
+#include <linux/cgroup.h>
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/hash.h>
+#include <linux/kernel.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/overflow.h>
+#include <linux/percpu.h>
+#include <linux/pid.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <linux/workqueue.h>
+
+#include "mmtune.h"
+#include "compat.h"
+#include "hooks.h"
+#include "policy.h"
+
+#define POLICY_MAX_RULES	32
+#define POLICY_WRITE_MAX	8192
+#define POLICY_PATH_MAX		256
+#define POLICY_POLL		HZ	/* how often the kernel's size is checked */
+
+enum rule_kind {
+	RULE_NONE,		/* being parsed */
+	RULE_COMM,
+	RULE_PID,
+	RULE_CGROUP,
+};
+
+#define COMM_WORDS	(TASK_COMM_LEN / sizeof(u64))
+
+struct policy_rule {
+	enum rule_kind kind;
+	unsigned int order;
+	union {
+		u64 comm[COMM_WORDS];	/* zero-padded, like task->comm */
+		struct pid *pid;	/* a reference */
+		struct cgroup *cgrp;	/* a reference */
+	};
+	char *path;			/* cgroup: as written */
+};
+
+struct policy_ctr {
+	u64 hits;
+	u64 pages;
+};
+
+struct policy_set {
+	unsigned int nr;
+	unsigned int max_order;		/* largest order of a rule */
+	struct policy_ctr __percpu *ctr; /* [0, nr): rules, [nr]: no match */
+	struct policy_rule rule[];
+};
+
+static struct policy_set __rcu *policy;
+static DEFINE_MUTEX(policy_lock);
+static unsigned int user_order;		/* order of faults no rule matches */
+static unsigned int kernel_order;	/* what we set the kernel's size to */
+static bool policy_ready, policy_exiting;
+static char policy_reason[96] = "off: not initialised";
+
+static void policy_poll(struct work_struct *work);
+static DECLARE_DELAYED_WORK(poll_work, policy_poll);
+
+/*
+ * Which rule the current task's last fault-around call matched, for the
+ * PTE-setter hook that follows it in the same task: a slot per task hash
+ * holding the task pointer with the rule index in its low bits (a
+ * task_struct is aligned to a cache line).  A slot that another task took
+ * over in between no longer holds our pointer: those pages go uncounted.
+ */
+#define SLOT_BITS	8
+#define SLOT_TAG	(L1_CACHE_BYTES - 1UL)
+
+struct policy_slot {
+	unsigned long v;
+} ____cacheline_aligned_in_smp;
+
+static struct policy_slot slots[1 << SLOT_BITS];
+
+static __always_inline struct policy_slot *slot_of_current(void)
+{
+	return &slots[hash_ptr(current, SLOT_BITS)];
+}
+
+/* ---- the fault path ---- */
+
+/* Index of the first rule matching the current task, or set->nr. */
+static __always_inline unsigned int match(const struct policy_set *set)
+{
+	struct task_struct *t = current;
+	struct cgroup *cg = NULL;
+	u64 comm[COMM_WORDS];
+	unsigned int i;
+
+	memcpy(comm, t->comm, sizeof(comm));
+	for (i = 0; i < set->nr; i++) {
+		const struct policy_rule *r = &set->rule[i];
+
+		switch (r->kind) {
+		case RULE_COMM:
+			if (r->comm[0] == comm[0] && r->comm[1] == comm[1])
+				return i;
+			break;
+		case RULE_PID:
+			if (task_tgid(t) == r->pid)
+				return i;
+			break;
+		case RULE_CGROUP:
+			if (!cg)
+				cg = task_dfl_cgroup(t);
+			if (cgroup_is_descendant(cg, r->cgrp))
+				return i;
+			break;
+		default:
+			break;
+		}
+	}
+	return i;
+}
+
+void notrace mmtune_policy_fault_around(struct ftrace_regs *fregs)
+{
+	const struct vm_fault *vmf = (void *)mmtune_fregs_arg(fregs, 0);
+	unsigned long start = mmtune_fregs_arg(fregs, 1);
+	unsigned long end = mmtune_fregs_arg(fregs, 2);
+	unsigned long pgoff, nr, before, after;
+	struct policy_set *set;
+	unsigned int idx, order;
+
+	/* preemption is off: an RCU-sched read-side section */
+	set = rcu_dereference_sched(policy);
+	if (!set || !vmf)
+		return;
+	idx = match(set);
+	order = idx < set->nr ? set->rule[idx].order : READ_ONCE(user_order);
+	this_cpu_inc(set->ctr[idx].hits);
+	WRITE_ONCE(slot_of_current()->v, (unsigned long)current | idx);
+
+	pgoff = vmf->pgoff;
+	if (start > pgoff || pgoff > end)
+		return;		/* not a window around the fault: leave it */
+	/*
+	 * The aligned block of 2^order pages holding the fault, in page
+	 * table slots: "before" slots of it precede the faulting page.
+	 */
+	nr = 1UL << order;
+	before = ((vmf->address >> PAGE_SHIFT) & (PTRS_PER_PTE - 1)) & (nr - 1);
+	after = nr - 1 - before;
+	if (pgoff - start > before)
+		mmtune_fregs_set_arg(fregs, 1, pgoff - before);
+	if (end - pgoff > after)
+		mmtune_fregs_set_arg(fregs, 2, pgoff + after);
+}
+
+void notrace mmtune_policy_mapped(unsigned long nr)
+{
+	struct policy_set *set = rcu_dereference_sched(policy);
+	unsigned long v = READ_ONCE(slot_of_current()->v);
+	unsigned int idx = v & SLOT_TAG;
+
+	if (!set || (v & ~SLOT_TAG) != (unsigned long)current || idx > set->nr)
+		return;
+	this_cpu_add(set->ctr[idx].pages, nr);
+}
+
+/* ---- rule sets ---- */
+
+static void free_rule(struct policy_rule *r)
+{
+	switch (r->kind) {
+	case RULE_PID:
+		put_pid(r->pid);
+		break;
+	case RULE_CGROUP:
+		cgroup_put(r->cgrp);
+		break;
+	default:
+		break;
+	}
+	kfree(r->path);
+	r->kind = RULE_NONE;
+}
+
+static void free_set(struct policy_set *set)
+{
+	unsigned int i;
+
+	if (!set)
+		return;
+	for (i = 0; i < set->nr; i++)
+		free_rule(&set->rule[i]);
+	free_percpu(set->ctr);
+	kfree(set);
+}
+
+static void ctr_sum(const struct policy_set *set, unsigned int idx,
+		    u64 *hits, u64 *pages)
+{
+	int cpu;
+
+	*hits = 0;
+	*pages = 0;
+	for_each_possible_cpu(cpu) {
+		const struct policy_ctr *c = per_cpu_ptr(set->ctr, cpu) + idx;
+
+		*hits += READ_ONCE(c->hits);
+		*pages += READ_ONCE(c->pages);
+	}
+}
+
+/* ---- parsing ---- */
+
+static __printf(2, 3) int reject(unsigned int line, const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &ap;
+	pr_info("policy: line %u: %pV\n", line, &vaf);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static int parse_comm(const char *val, struct policy_rule *r,
+		      unsigned int line)
+{
+	size_t len = strlen(val), i;
+
+	if (!len || len >= TASK_COMM_LEN)
+		return reject(line, "comm '%s': want 1..%d bytes", val,
+			      TASK_COMM_LEN - 1);
+	for (i = 0; i < len; i++)
+		if ((unsigned char)val[i] <= ' ' || val[i] == 0x7f)
+			return reject(line, "comm: control character");
+	memset(r->comm, 0, sizeof(r->comm));
+	memcpy(r->comm, val, len);
+	r->kind = RULE_COMM;
+	return 0;
+}
+
+static int parse_pid(const char *val, struct policy_rule *r,
+		     unsigned int line)
+{
+	struct task_struct *leader;
+	struct pid *pid;
+	int nr;
+
+	if (!*val || strspn(val, "0123456789") != strlen(val) ||
+	    kstrtoint(val, 10, &nr) || nr <= 0)
+		return reject(line, "pid '%s': want a process id", val);
+	pid = find_get_pid(nr);
+	if (!pid) {
+		pr_info("policy: line %u: no process %d\n", line, nr);
+		return -ESRCH;
+	}
+	rcu_read_lock();
+	leader = pid_task(pid, PIDTYPE_TGID);
+	rcu_read_unlock();
+	if (!leader) {
+		pr_info("policy: line %u: %d is not a process (thread group) id\n",
+			line, nr);
+		put_pid(pid);
+		return -ESRCH;
+	}
+	r->pid = pid;
+	r->kind = RULE_PID;
+	return 0;
+}
+
+static int parse_cgroup(const char *val, struct policy_rule *r,
+			unsigned int line)
+{
+	struct cgroup *cgrp;
+
+	if (val[0] != '/' || strlen(val) >= POLICY_PATH_MAX)
+		return reject(line, "cgroup '%s': want a cgroup v2 path starting with '/'",
+			      val);
+	r->path = kstrdup(val, GFP_KERNEL);
+	if (!r->path)
+		return -ENOMEM;
+	cgrp = cgroup_get_from_path(val);
+	if (IS_ERR(cgrp)) {
+		pr_info("policy: line %u: cgroup %s: %ld\n", line, val,
+			PTR_ERR(cgrp));
+		return PTR_ERR(cgrp);
+	}
+	r->cgrp = cgrp;
+	r->kind = RULE_CGROUP;
+	return 0;
+}
+
+/* One rule: "KEY=VALUE order=N" in any order, blanks between. */
+static int parse_rule(char *text, struct policy_rule *r, unsigned int line)
+{
+	bool have_order = false;
+	char *tok, *val;
+	int ret;
+
+	while ((tok = strsep(&text, " \t")) != NULL) {
+		if (!*tok)
+			continue;
+		val = strchr(tok, '=');
+		if (!val)
+			return reject(line, "'%s' is not KEY=VALUE", tok);
+		*val++ = '\0';
+		if (!strcmp(tok, "order")) {
+			if (have_order)
+				return reject(line, "order given twice");
+			if (mmtune_parse_order(val, &r->order))
+				return reject(line, "order '%s': want 0..%u or 'default'",
+					      val, mmtune_max_order());
+			have_order = true;
+			continue;
+		}
+		if (strcmp(tok, "comm") && strcmp(tok, "pid") &&
+		    strcmp(tok, "cgroup"))
+			return reject(line, "unknown key '%s'", tok);
+		if (r->kind != RULE_NONE)
+			return reject(line, "more than one of comm=, pid=, cgroup=");
+		if (!strcmp(tok, "comm"))
+			ret = parse_comm(val, r, line);
+		else if (!strcmp(tok, "pid"))
+			ret = parse_pid(val, r, line);
+		else
+			ret = parse_cgroup(val, r, line);
+		if (ret)
+			return ret;
+	}
+	if (r->kind == RULE_NONE)
+		return reject(line, "no comm=, pid= or cgroup=");
+	if (!have_order)
+		return reject(line, "no order=");
+	return 0;
+}
+
+/*
+ * Parse a whole write into @set (room for POLICY_MAX_RULES).  *clear is
+ * set for "clear".  On error the caller frees the set.
+ */
+static int parse_set(char *buf, struct policy_set *set, bool *clear)
+{
+	unsigned int line = 0;
+	char *text, *hash;
+	int ret;
+
+	*clear = false;
+	while ((text = strsep(&buf, "\n")) != NULL) {
+		line++;
+		hash = strchr(text, '#');
+		if (hash)
+			*hash = '\0';
+		text = strim(text);
+		if (!*text)
+			continue;
+		if (!strcmp(text, "clear")) {
+			*clear = true;
+			continue;
+		}
+		if (set->nr == POLICY_MAX_RULES)
+			return reject(line, "more than %d rules", POLICY_MAX_RULES);
+		ret = parse_rule(text, &set->rule[set->nr++], line);
+		if (ret)
+			return ret;
+		set->max_order = max(set->max_order, set->rule[set->nr - 1].order);
+	}
+	if (*clear && set->nr)
+		return reject(line, "'clear' must be alone");
+	if (!*clear && !set->nr)
+		return reject(line, "no rule (write 'clear' to drop every rule)");
+	return 0;
+}
+
+/* ---- installing ---- */
+
+/*
+ * Someone set the kernel's size since we did: that is the new default,
+ * and the kernel's size goes up again if a rule needs more.
+ */
+static void resync_locked(void)
+{
+	struct policy_set *set;
+	unsigned int live, want;
+
+	set = rcu_dereference_protected(policy, lockdep_is_held(&policy_lock));
+	if (!set || mmtune_fa_get_order(&live) || live == kernel_order)
+		return;
+	WRITE_ONCE(user_order, live);
+	kernel_order = live;
+	want = max(live, set->max_order);
+	if (want != live && !mmtune_fa_set_order(want))
+		kernel_order = want;
+	pr_info("policy: fault-around order set to %u from outside: default order now %u, kernel %u\n",
+		live, live, kernel_order);
+}
+
+/* Drop every rule; put the default order back.  Holds policy_lock. */
+static void stop_locked(void)
+{
+	struct policy_set *old;
+	unsigned int live;
+
+	old = rcu_dereference_protected(policy, lockdep_is_held(&policy_lock));
+	if (!old)
+		return;
+	/* first, while unmatched faults are still narrowed to it */
+	if (!mmtune_fa_get_order(&live) && live != user_order &&
+	    mmtune_fa_set_order(user_order))
+		pr_err("policy: could not restore fault-around order %u\n",
+		       user_order);
+	RCU_INIT_POINTER(policy, NULL);
+	synchronize_rcu();
+	free_set(old);
+	mmtune_hooks_policy_disable();
+}
+
+/* Install @set (not NULL); on error nothing changed and @set is not ours. */
+static int install_locked(struct policy_set *set)
+{
+	struct policy_set *old;
+	unsigned int live, want;
+	int ret;
+
+	old = rcu_dereference_protected(policy, lockdep_is_held(&policy_lock));
+	if (!old) {
+		ret = mmtune_hooks_policy_enable();
+		if (ret)
+			return ret;
+		ret = mmtune_fa_get_order(&live);
+		if (ret) {
+			mmtune_hooks_policy_disable();
+			return ret;
+		}
+		WRITE_ONCE(user_order, live);
+		kernel_order = live;
+		memset(slots, 0, sizeof(slots));
+	} else {
+		resync_locked();
+	}
+
+	/* narrowing first, then the kernel's size: never a wider window */
+	rcu_assign_pointer(policy, set);
+	want = max(user_order, set->max_order);
+	if (want != kernel_order) {
+		ret = mmtune_fa_set_order(want);
+		if (ret) {
+			rcu_assign_pointer(policy, old);
+			synchronize_rcu();
+			if (!old)
+				mmtune_hooks_policy_disable();
+			return ret;
+		}
+		kernel_order = want;
+	}
+	if (old) {
+		synchronize_rcu();
+		free_set(old);
+	} else {
+		queue_delayed_work(system_power_efficient_wq, &poll_work,
+				   POLICY_POLL);
+	}
+	return 0;
+}
+
+static void policy_poll(struct work_struct *work)
+{
+	mutex_lock(&policy_lock);
+	resync_locked();
+	if (rcu_access_pointer(policy) && !policy_exiting)
+		queue_delayed_work(system_power_efficient_wq, &poll_work,
+				   POLICY_POLL);
+	mutex_unlock(&policy_lock);
+}
+
+/* ---- the debugfs file ---- */
+
+static void show_rule(struct seq_file *m, const struct policy_rule *r)
+{
+	bool exited = false;
+
+	switch (r->kind) {
+	case RULE_COMM:
+		seq_printf(m, "comm=%.*s", TASK_COMM_LEN, (const char *)r->comm);
+		break;
+	case RULE_PID:
+		rcu_read_lock();
+		exited = !pid_task(r->pid, PIDTYPE_TGID);
+		rcu_read_unlock();
+		seq_printf(m, "pid=%d", pid_vnr(r->pid));
+		break;
+	case RULE_CGROUP:
+		seq_printf(m, "cgroup=%s", r->path);
+		break;
+	default:
+		break;
+	}
+	seq_printf(m, " order=%u #%s", r->order, exited ? " exited" : "");
+}
+
+static void show_ctr(struct seq_file *m, const struct policy_set *set,
+		     unsigned int idx)
+{
+	bool pages = mmtune_hook_state(MMT_HOOK_SET_PTE) == MMT_HOOK_ON;
+	u64 h, p;
+
+	ctr_sum(set, idx, &h, &p);
+	seq_printf(m, " hits=%llu pages=", h);
+	if (pages)
+		seq_printf(m, "%llu\n", p);
+	else
+		seq_puts(m, "-\n");
+}
+
+static int policy_show(struct seq_file *m, void *v)
+{
+	struct policy_set *set;
+	unsigned int i, live;
+
+	mutex_lock(&policy_lock);
+	resync_locked();
+	set = rcu_dereference_protected(policy, lockdep_is_held(&policy_lock));
+	seq_printf(m, "# rules %u/%u\n", set ? set->nr : 0, POLICY_MAX_RULES);
+	if (!set) {
+		if (!mmtune_fa_get_order(&live)) {
+			seq_printf(m, "# kernel order=%u\n", live);
+			seq_printf(m, "# default order=%u\n", live);
+		}
+		mutex_unlock(&policy_lock);
+		return 0;
+	}
+	seq_printf(m, "# kernel order=%u\n", kernel_order);
+	seq_printf(m, "# default order=%u", user_order);
+	show_ctr(m, set, set->nr);
+	for (i = 0; i < set->nr; i++) {
+		show_rule(m, &set->rule[i]);
+		show_ctr(m, set, i);
+	}
+	mutex_unlock(&policy_lock);
+	return 0;
+}
+
+static int policy_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, policy_show, NULL);
+}
+
+static ssize_t policy_write(struct file *file, const char __user *ubuf,
+			    size_t count, loff_t *ppos)
+{
+	struct policy_set *set;
+	bool clear;
+	char *buf;
+	int ret;
+
+	if (*ppos || !count || count > POLICY_WRITE_MAX)
+		return -EINVAL;
+	buf = memdup_user_nul(ubuf, count);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	if (strlen(buf) != count) {
+		kfree(buf);
+		return -EINVAL;
+	}
+	set = kzalloc(struct_size(set, rule, POLICY_MAX_RULES), GFP_KERNEL);
+	if (!set) {
+		kfree(buf);
+		return -ENOMEM;
+	}
+	ret = parse_set(buf, set, &clear);
+	kfree(buf);
+	if (ret)
+		goto out_free;
+	if (!clear) {
+		set->ctr = __alloc_percpu(sizeof(struct policy_ctr) * (set->nr + 1),
+					  __alignof__(struct policy_ctr));
+		if (!set->ctr) {
+			ret = -ENOMEM;
+			goto out_free;
+		}
+	}
+
+	mutex_lock(&policy_lock);
+	if (policy_exiting) {
+		ret = -ENODEV;
+	} else if (clear) {
+		resync_locked();
+		stop_locked();
+	} else {
+		ret = install_locked(set);
+		if (!ret)
+			set = NULL;	/* the policy's now */
+	}
+	mutex_unlock(&policy_lock);
+out_free:
+	free_set(set);
+	if (ret)
+		return ret;
+	*ppos += count;
+	return count;
+}
+
+static const struct file_operations policy_fops = {
+	.owner		= THIS_MODULE,
+	.open		= policy_open,
+	.read		= seq_read,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+	.write		= policy_write,
+};
+
+/* ---- the feature ---- */
+
+static int policy_init(struct dentry *dir)
+{
+	BUILD_BUG_ON(POLICY_MAX_RULES >= SLOT_TAG);
+	BUILD_BUG_ON(TASK_COMM_LEN != 2 * sizeof(u64));
+
+	if (!mmtune_fa_available()) {
+		strscpy(policy_reason, "off: no fault-around knob (see fault_around)",
+			sizeof(policy_reason));
+		return 0;
+	}
+	if (mmtune_hook_state(MMT_HOOK_FAULT_AROUND) == MMT_HOOK_UNAVAILABLE) {
+		strscpy(policy_reason,
+			"off: no filemap_map_pages hook (see hook_filemap_map_pages)",
+			sizeof(policy_reason));
+		return 0;
+	}
+	policy_ready = true;
+	strscpy(policy_reason, "on", sizeof(policy_reason));
+	debugfs_create_file("policy", 0600, dir, NULL, &policy_fops);
+	return 0;
+}
+
+static void policy_exit(void)
+{
+	mutex_lock(&policy_lock);
+	policy_exiting = true;
+	mutex_unlock(&policy_lock);
+	cancel_delayed_work_sync(&poll_work);
+
+	mutex_lock(&policy_lock);
+	resync_locked();
+	stop_locked();
+	mutex_unlock(&policy_lock);
+}
+
+static void policy_info(struct seq_file *m)
+{
+	struct policy_set *set;
+
+	seq_printf(m, "policy: %s\n", policy_reason);
+	if (!policy_ready)
+		return;
+	mutex_lock(&policy_lock);
+	set = rcu_dereference_protected(policy, lockdep_is_held(&policy_lock));
+	seq_printf(m, "policy_rules: %u\n", set ? set->nr : 0);
+	seq_printf(m, "policy_max_rules: %u\n", POLICY_MAX_RULES);
+	if (set) {
+		seq_printf(m, "policy_default_order: %u\n", user_order);
+		seq_printf(m, "policy_kernel_order: %u\n", kernel_order);
+	}
+	mutex_unlock(&policy_lock);
+}
+
+const struct mmtune_feature mmtune_policy_feature = {
+	.name	= "policy",
+	.init	= policy_init,
+	.exit	= policy_exit,
+	.info	= policy_info,
+};
