@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -15,7 +16,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -888,6 +893,1053 @@ out:
 	return rc;
 }
 
+/* ---- policy ---- */
+
+/*
+ * The module's policy file (module/policy.c): "# rules N/MAX",
+ * "# kernel order=K", "# default order=D[ hits=H pages=P]", then a line
+ * per rule: "MATCH order=N #[ exited] hits=H pages=P" ("pages=-" while
+ * the module does not count pages: stats off).  Everything after '#' is ignored when
+ * the text is written back.
+ */
+#define PRULES_MAX	64
+#define MATCH_LEN	300
+
+struct prule {
+	char match[MATCH_LEN];	/* comm=NAME, pid=TGID or cgroup=PATH */
+	char order[16];		/* as written: N or default */
+	unsigned long long hits, pages;
+	int has_hits, has_pages, exited;
+};
+
+struct pstate {
+	int nr, max_rules, kernel_order, default_order;
+	struct prule def;	/* faults no rule matched: hits, pages */
+	struct prule r[PRULES_MAX];
+};
+
+/* "hits=H pages=P" (either may be missing or "-") into r. */
+static void parse_ctrs(char *s, struct prule *r)
+{
+	char *tok, *save = NULL;
+
+	for (tok = strtok_r(s, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+		if (!strncmp(tok, "hits=", 5) && !mmt_parse_u64(tok + 5, &r->hits))
+			r->has_hits = 1;
+		else if (!strncmp(tok, "pages=", 6) && !mmt_parse_u64(tok + 6, &r->pages))
+			r->has_pages = 1;
+		else if (!strcmp(tok, "exited"))
+			r->exited = 1;
+	}
+}
+
+/* 0, or -1 if the text is not the module's policy file. */
+static int parse_policy(char *text, struct pstate *ps)
+{
+	char *line, *save = NULL;
+	int seen_rules = 0;
+
+	memset(ps, 0, sizeof(*ps));
+	ps->kernel_order = ps->default_order = -1;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *hash, *tok, *s2 = NULL;
+		struct prule *r;
+		long v;
+
+		if (sscanf(line, "# rules %d/%d", &ps->nr, &ps->max_rules) == 2) {
+			seen_rules = 1;
+			ps->nr = 0;
+			continue;
+		}
+		if (!strncmp(line, "# kernel order=", 15)) {
+			if (!mmt_parse_long(line + 15, 0, 63, &v))
+				ps->kernel_order = (int)v;
+			continue;
+		}
+		if (!strncmp(line, "# default order=", 16)) {
+			char *sp = strchr(line + 16, ' ');
+
+			if (sp)
+				*sp++ = '\0';
+			if (!mmt_parse_long(line + 16, 0, 63, &v))
+				ps->default_order = (int)v;
+			if (sp)
+				parse_ctrs(sp, &ps->def);
+			continue;
+		}
+		if (line[0] == '#' || !*line)
+			continue;
+		if (ps->nr >= PRULES_MAX)
+			return -1;
+		r = &ps->r[ps->nr];
+		memset(r, 0, sizeof(*r));
+		hash = strchr(line, '#');
+		if (hash)
+			*hash++ = '\0';
+		for (tok = strtok_r(line, " \t", &s2); tok; tok = strtok_r(NULL, " \t", &s2)) {
+			if (!strncmp(tok, "order=", 6))
+				snprintf(r->order, sizeof(r->order), "%s", tok + 6);
+			else
+				snprintf(r->match, sizeof(r->match), "%s", tok);
+		}
+		if (!r->match[0] || !r->order[0])
+			return -1;
+		if (hash)
+			parse_ctrs(hash, r);
+		ps->nr++;
+	}
+	return seen_rules ? 0 : -1;
+}
+
+/* Read and parse the policy file; -(exit code) after saying why. */
+static int read_policy(struct pstate *ps)
+{
+	char *buf = malloc(BUFSZ);
+	long r;
+
+	if (!buf)
+		return -lib_fail(MMT_EIO);
+	r = mmt_knob_read_n("policy", buf, BUFSZ);
+	if (r < 0) {
+		free(buf);
+		if (r == MMT_ENOKNOB || (r == MMT_EIO && errno == ENOENT)) {
+			fprintf(stderr, PROG ": this mmtune module has no policy (see 'mmtunectl status': policy)\n");
+			return -MMT_EXIT_FAIL;
+		}
+		return -lib_fail((int)r);
+	}
+	if (parse_policy(buf, ps)) {
+		free(buf);
+		fprintf(stderr, PROG ": unexpected content in the module's policy file\n");
+		return -MMT_EXIT_FAIL;
+	}
+	free(buf);
+	return 0;
+}
+
+/* The mount point of cgroup2 (the unified hierarchy), or NULL. */
+static const char *cgroup2_root(void)
+{
+	static char root[PATH_MAX];
+	char *line = NULL;
+	size_t cap = 0;
+	FILE *f = fopen("/proc/self/mounts", "re");
+	const char *found = NULL;
+
+	if (!f)
+		return NULL;
+	while (!found && getline(&line, &cap, f) > 0) {
+		char dev[64], mnt[PATH_MAX], type[32];
+
+		if (sscanf(line, "%63s %4095s %31s", dev, mnt, type) == 3 && !strcmp(type, "cgroup2") &&
+		    !strchr(mnt, '\\')) {
+			snprintf(root, sizeof(root), "%s", mnt);
+			found = root;
+		}
+	}
+	free(line);
+	fclose(f);
+	return found;
+}
+
+/*
+ * Check one matcher ("comm=...", "pid=...", "cgroup=...") and write its
+ * canonical form into out (a cgroup given under the cgroup2 mount point
+ * becomes its cgroup path).  0, or an exit code after saying why.
+ */
+static int check_match(const char *verb, const char *m, char *out, size_t len)
+{
+	const char *v = strchr(m, '=') + 1;
+	size_t n = strlen(v), i;
+
+	if (!strncmp(m, "comm=", 5)) {
+		if (!n || n > 15)
+			return usage_err(verb, "comm '%.40s': want 1 to 15 bytes (the kernel's comm length)", v);
+		for (i = 0; i < n; i++)
+			if ((unsigned char)v[i] <= ' ' || v[i] == 0x7f || v[i] == '#')
+				return usage_err(verb, "comm '%.40s': no blanks, control characters or '#'", v);
+		snprintf(out, len, "comm=%s", v);
+		return 0;
+	}
+	if (!strncmp(m, "pid=", 4)) {
+		char p[64];
+		long pid;
+
+		if (!n || strspn(v, "0123456789") != n || mmt_parse_long(v, 1, 4194304, &pid))
+			return usage_err(verb, "pid '%.40s': want a process id", v);
+		snprintf(p, sizeof(p), "/proc/%ld/status", pid);
+		if (access(p, F_OK))
+			return usage_err(verb, "pid %ld: no such process", pid);
+		snprintf(out, len, "pid=%ld", pid);
+		return 0;
+	}
+	if (!strncmp(m, "cgroup=", 7)) {
+		const char *root = cgroup2_root(), *path = v;
+		char dir[PATH_MAX + MATCH_LEN];
+		size_t rl = root ? strlen(root) : 0;
+
+		if (root && rl > 1 && !strncmp(v, root, rl) && (v[rl] == '/' || !v[rl]))
+			path = v[rl] ? v + rl : "/";
+		if (path[0] != '/' || strlen(path) >= 256 || strpbrk(path, " \t#"))
+			return usage_err(verb, "cgroup '%.60s': want a cgroup v2 path like /system.slice/foo.service", v);
+		if (root) {
+			struct stat st;
+
+			snprintf(dir, sizeof(dir), "%s%s", root, path);
+			if (stat(dir, &st) || !S_ISDIR(st.st_mode))
+				return usage_err(verb, "cgroup %.60s: no such cgroup (%.80s)", path, dir);
+		}
+		snprintf(out, len, "cgroup=%s", path);
+		return 0;
+	}
+	return usage_err(verb, "'%.40s': want comm=NAME, pid=TGID or cgroup=PATH", m);
+}
+
+/*
+ * Rules from the command line: words (split at blanks, so one quoted
+ * argument per rule works as well as separate words); a comm=, pid= or
+ * cgroup= word starts a rule, order=N belongs to the rule before it.
+ * Returns the number of rules, or -(exit code).
+ */
+static int rules_from_args(const char *verb, int argc, char **argv, struct prule *out, int max)
+{
+	int n = 0, i, maxo, rc = 0;
+
+	if (mmt_max_order(&maxo))
+		maxo = 63;
+	for (i = 0; i < argc && !rc; i++) {
+		char *copy = strdup(argv[i]), *tok, *save = NULL;
+
+		if (!copy)
+			return -lib_fail(MMT_EIO);
+		for (tok = strtok_r(copy, " \t\n", &save); tok && !rc; tok = strtok_r(NULL, " \t\n", &save)) {
+			if (!strncmp(tok, "order=", 6)) {
+				const char *o = tok + 6;
+				long v;
+
+				if (!n || out[n - 1].order[0])
+					rc = usage_err(verb, "'%.40s' without a comm=, pid= or cgroup= before it", tok);
+				else if (strcmp(o, "default") && mmt_parse_long(o, 0, maxo, &v))
+					rc = usage_err(verb, "order '%.40s': want 0..%d or 'default'", o, maxo);
+				else
+					snprintf(out[n - 1].order, sizeof(out[n - 1].order), "%s", o);
+			} else if (!strchr(tok, '=')) {
+				rc = usage_err(verb, "'%.40s' is not KEY=VALUE", tok);
+			} else if (n && !out[n - 1].order[0]) {
+				rc = usage_err(verb, "rule '%.60s' has no order=N", out[n - 1].match);
+			} else if (n == max) {
+				rc = usage_err(verb, "more than %d rules", max);
+			} else {
+				memset(&out[n], 0, sizeof(out[n]));
+				rc = check_match(verb, tok, out[n].match, sizeof(out[n].match));
+				n++;
+			}
+		}
+		free(copy);
+	}
+	if (rc)
+		return -rc;
+	if (n && !out[n - 1].order[0])
+		return -usage_err(verb, "rule '%.60s' has no order=N", out[n - 1].match);
+	return n;
+}
+
+/* Rules as the module reads them, one per line. */
+static char *rules_text(const struct prule *r, int n)
+{
+	size_t len = 16, off = 0;
+	char *t;
+	int i;
+
+	for (i = 0; i < n; i++)
+		len += strlen(r[i].match) + strlen(r[i].order) + 16;
+	t = malloc(len);
+	if (!t)
+		return NULL;
+	t[0] = '\0';
+	for (i = 0; i < n; i++)
+		off += (size_t)snprintf(t + off, len - off, "%s order=%s\n", r[i].match, r[i].order);
+	if (!n)
+		snprintf(t, len, "clear\n");
+	return t;
+}
+
+/* Replace the module's rules with r[0..n) ("clear" when n == 0). */
+static int write_rules(const struct prule *r, int n)
+{
+	char *t = rules_text(r, n);
+	int err;
+
+	if (!t)
+		return lib_fail(MMT_EIO);
+	err = mmt_knob_write("policy", t);
+	free(t);
+	if (!err)
+		return 0;
+	switch (errno) {
+	case EINVAL:
+		fprintf(stderr, PROG ": the module rejected the rules (the kernel log says why)\n");
+		return MMT_EXIT_USAGE;
+	case ESRCH:
+		fprintf(stderr, PROG ": a pid= rule names a process that is gone\n");
+		return MMT_EXIT_USAGE;
+	case ENOENT:
+	case ENOTDIR:
+		if (mmt_module_loaded()) {
+			fprintf(stderr, PROG ": a cgroup= rule names a cgroup that does not exist\n");
+			return MMT_EXIT_USAGE;
+		}
+		break;
+	case EOPNOTSUPP:
+		fprintf(stderr, PROG ": the module cannot change fault-around windows on this kernel (see the kernel log)\n");
+		return MMT_EXIT_FAIL;
+	}
+	return lib_fail(err);
+}
+
+/* The current rules minus exited pid rules (they cannot be written back). */
+static int live_rules(const struct pstate *ps, struct prule *out)
+{
+	int i, n = 0;
+
+	for (i = 0; i < ps->nr; i++) {
+		if (ps->r[i].exited) {
+			fprintf(stderr, PROG ": note: dropping %s: its process has exited\n", ps->r[i].match);
+			continue;
+		}
+		out[n++] = ps->r[i];
+	}
+	return n;
+}
+
+static void print_ctr_json(const struct prule *r)
+{
+	if (r->has_hits)
+		printf(",\"hits\":%llu", r->hits);
+	else
+		fputs(",\"hits\":null", stdout);
+	if (r->has_pages)
+		printf(",\"pages\":%llu", r->pages);
+	else
+		fputs(",\"pages\":null", stdout);
+}
+
+static void policy_show(const struct pstate *ps, int json)
+{
+	char num[32];
+	int i, w = 4;
+
+	if (json) {
+		printf("{\"max_rules\":%d,\"kernel_order\":%d,\"default\":{\"order\":%d",
+		       ps->max_rules, ps->kernel_order, ps->default_order);
+		print_ctr_json(&ps->def);
+		fputs("},\"rules\":[", stdout);
+		for (i = 0; i < ps->nr; i++) {
+			const struct prule *r = &ps->r[i];
+			const char *eq = strchr(r->match, '=');
+
+			printf("%s{\"match\":\"%.*s\",\"value\":", i ? "," : "", (int)(eq - r->match), r->match);
+			mmt_json_str(stdout, eq + 1);
+			fputs(",\"order\":", stdout);
+			if (!strcmp(r->order, "default"))
+				fputs("\"default\"", stdout);
+			else
+				fputs(r->order, stdout);
+			print_ctr_json(r);
+			printf(",\"exited\":%s}", r->exited ? "true" : "false");
+		}
+		fputs("]}\n", stdout);
+		return;
+	}
+	for (i = 0; i < ps->nr; i++)
+		if ((int)strlen(ps->r[i].match) + (ps->r[i].exited ? 9 : 0) > w)
+			w = (int)strlen(ps->r[i].match) + (ps->r[i].exited ? 9 : 0);
+	printf("rules: %d of %d, first match wins; default order %d, kernel order %d\n",
+	       ps->nr, ps->max_rules, ps->default_order, ps->kernel_order);
+	printf("%-3s %-*s %7s %12s %12s\n", "#", w, "rule", "order", "hits", "pages");
+	for (i = 0; i < ps->nr; i++) {
+		const struct prule *r = &ps->r[i];
+		char m[MATCH_LEN + 16];
+
+		snprintf(m, sizeof(m), "%s%s", r->match, r->exited ? " (exited)" : "");
+		printf("%-3d %-*s %7s", i + 1, w, m, r->order);
+		printf(" %12s", r->has_hits ? (snprintf(num, sizeof(num), "%llu", r->hits), num) : "-");
+		printf(" %12s\n", r->has_pages ? (snprintf(num, sizeof(num), "%llu", r->pages), num) : "-");
+	}
+	if (ps->nr) {
+		printf("%-3s %-*s %7d", "-", w, "(no rule)", ps->default_order);
+		printf(" %12s", ps->def.has_hits ? (snprintf(num, sizeof(num), "%llu", ps->def.hits), num) : "-");
+		printf(" %12s\n", ps->def.has_pages ? (snprintf(num, sizeof(num), "%llu", ps->def.pages), num) : "-");
+	}
+}
+
+static int cmd_policy(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct pstate *ps = NULL;
+	struct prule *nr = NULL;
+	const char *sub;
+	int json = 0, c, n = 0, rc = 0, nargs;
+
+	/* options anywhere (rule words never start with '-') */
+	while ((c = getopt_long(argc, argv, ":jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j': json = 1; break;
+		case 'h': printf("%s\n%s", find_verb("policy")->usage, find_verb("policy")->help); return 0;
+		default: return bad_opt("policy", c, argv);
+		}
+	}
+	nargs = argc - optind;
+	sub = nargs ? argv[optind] : "show";
+	if (strcmp(sub, "show") && strcmp(sub, "set") && strcmp(sub, "add") &&
+	    strcmp(sub, "del") && strcmp(sub, "clear") && strcmp(sub, "load"))
+		return usage_err("policy", "unknown subcommand '%.40s'", sub);
+	if (json && strcmp(sub, "show"))
+		return usage_err("policy", "--json is for show");
+	if ((!strcmp(sub, "show") || !strcmp(sub, "clear")) && nargs > 1)
+		return usage_err("policy", "%s: too many arguments", sub);
+	if ((!strcmp(sub, "add") || !strcmp(sub, "del")) && nargs < 2)
+		return usage_err("policy", "%s: missing RULE", sub);
+	if (!strcmp(sub, "load") && nargs != 2)
+		return usage_err("policy", nargs < 2 ? "load: missing FILE" : "load: too many arguments");
+
+	ps = malloc(sizeof(*ps));
+	nr = calloc(2 * PRULES_MAX, sizeof(*nr));
+	if (!ps || !nr) {
+		rc = lib_fail(MMT_EIO);
+		goto out;
+	}
+	/* rules are checked before the module is asked anything */
+	if (!strcmp(sub, "set") || !strcmp(sub, "add")) {
+		n = rules_from_args("policy", nargs - 1, argv + optind + 1, nr, PRULES_MAX);
+		if (n < 0) {
+			rc = -n;
+			goto out;
+		}
+	}
+	rc = -read_policy(ps);
+	if (rc)
+		goto out;
+
+	if (!strcmp(sub, "show")) {
+		policy_show(ps, json);
+	} else if (!strcmp(sub, "clear")) {
+		rc = write_rules(NULL, 0);
+	} else if (!strcmp(sub, "set")) {
+		rc = write_rules(nr, n);
+	} else if (!strcmp(sub, "add")) {
+		/* after the rules already there: first match wins */
+		struct prule *all = nr + PRULES_MAX;
+		int m = live_rules(ps, all), i;
+
+		if (m + n > ps->max_rules) {
+			rc = usage_err("policy", "add: %d rules would exceed the module's %d", m + n, ps->max_rules);
+			goto out;
+		}
+		for (i = 0; i < n; i++)
+			all[m + i] = nr[i];
+		rc = write_rules(all, m + n);
+	} else if (!strcmp(sub, "del")) {
+		struct prule *keep = nr + PRULES_MAX;
+		int m = 0, i, j, found;
+
+		for (j = optind + 1; j < argc; j++) {
+			for (found = 0, i = 0; i < ps->nr; i++)
+				found |= !strcmp(ps->r[i].match, argv[j]);
+			if (!found) {
+				rc = usage_err("policy", "del: no rule %.60s (see 'mmtunectl policy')", argv[j]);
+				goto out;
+			}
+		}
+		for (i = 0; i < ps->nr; i++) {
+			for (found = 0, j = optind + 1; j < argc; j++)
+				found |= !strcmp(ps->r[i].match, argv[j]);
+			if (!found && !ps->r[i].exited)
+				keep[m++] = ps->r[i];
+		}
+		rc = write_rules(keep, m);
+	} else {	/* load */
+		const char *path = argv[optind + 1];
+		FILE *f = strcmp(path, "-") ? fopen(path, "re") : stdin;
+		char *text = malloc(BUFSZ);
+		size_t got;
+		int err;
+
+		if (!f || !text) {
+			fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
+			free(text);
+			rc = MMT_EXIT_FAIL;
+			goto out;
+		}
+		got = fread(text, 1, BUFSZ - 1, f);
+		text[got] = '\0';
+		if (f != stdin)
+			fclose(f);
+		err = mmt_knob_write("policy", text);
+		free(text);
+		if (err && (errno == EINVAL || errno == ESRCH)) {
+			fprintf(stderr, PROG ": the module rejected %s (the kernel log says why)\n", path);
+			rc = MMT_EXIT_USAGE;
+		} else if (err) {
+			rc = lib_fail(err);
+		}
+	}
+out:
+	free(ps);
+	free(nr);
+	return rc;
+}
+
+/* ---- tune ---- */
+
+#define TUNE_MAX_ORDERS	32
+#define TUNE_MAX_REPEAT	100
+
+static volatile sig_atomic_t tune_sig;
+
+static void tune_on_signal(int sig)
+{
+	tune_sig = sig;
+}
+
+static double mono_now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+struct tune_run {
+	double wall, cpu, minflt;
+};
+
+struct tune_ctx {
+	char **cmd;
+	int errfd;		/* the command's stderr, kept for a failure */
+	int devnull;
+	int verbose;
+	const struct prule *keep;	/* the user's rules, kept after ours */
+	int nkeep;
+};
+
+/* The last lines of the command's stderr, indented, on our stderr. */
+static void show_stderr_tail(int fd)
+{
+	char buf[2048];
+	off_t end = lseek(fd, 0, SEEK_END), from = end > (off_t)sizeof(buf) - 1 ? end - (off_t)sizeof(buf) + 1 : 0;
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, from);
+	char *line, *save = NULL;
+
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		fprintf(stderr, PROG ":   | %s\n", line);
+}
+
+/* Wait for the child; forward a signal we got, kill it if it lingers. */
+static int wait_child(pid_t pid, int *status, struct rusage *ru)
+{
+	double deadline = 0;
+	int forwarded = 0;
+
+	for (;;) {
+		pid_t w = wait4(pid, status, tune_sig ? WNOHANG : 0, ru);
+
+		if (w == pid)
+			return 0;
+		if (w < 0 && errno != EINTR)
+			return -1;
+		if (tune_sig && !forwarded) {
+			kill(pid, tune_sig == SIGHUP ? SIGTERM : tune_sig);
+			forwarded = 1;
+			deadline = mono_now() + 5;
+		}
+		if (tune_sig && w == 0) {
+			if (mono_now() > deadline) {
+				kill(pid, SIGKILL);
+				deadline = mono_now() + 60;
+			}
+			usleep(20000);
+		}
+	}
+}
+
+/*
+ * One run of the command at @order: fork, hold the child on a pipe until
+ * its pid= rule is in, then let it exec.  0, or an exit code after saying
+ * why.
+ */
+static int tune_once(struct tune_ctx *t, int order, struct tune_run *res)
+{
+	struct prule *rules = calloc(PRULES_MAX + 1, sizeof(*rules));
+	int go[2] = { -1, -1 }, ex[2] = { -1, -1 }, status = 0, e, rc;
+	struct rusage ru;
+	double t0, t1;
+	ssize_t n;
+	pid_t pid;
+	char c;
+
+	if (!rules)
+		return lib_fail(MMT_EIO);
+	if (pipe2(go, O_CLOEXEC) || pipe2(ex, O_CLOEXEC)) {
+		fprintf(stderr, PROG ": pipe: %s\n", strerror(errno));
+		free(rules);
+		return MMT_EXIT_FAIL;
+	}
+	if (ftruncate(t->errfd, 0) == 0)
+		lseek(t->errfd, 0, SEEK_SET);
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, PROG ": fork: %s\n", strerror(errno));
+		rc = MMT_EXIT_FAIL;
+		goto out;
+	}
+	if (pid == 0) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		close(go[1]);
+		close(ex[0]);
+		/* held here until the parent has written our rule */
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		if (!t->verbose) {
+			dup2(t->devnull, STDOUT_FILENO);
+			dup2(t->errfd, STDERR_FILENO);
+		}
+		execvp(t->cmd[0], t->cmd);
+		e = errno;
+		if (write(ex[1], &e, sizeof(e)) < 0)
+			_exit(126);
+		_exit(127);
+	}
+	close(go[0]);
+	go[0] = -1;
+	close(ex[1]);
+	ex[1] = -1;
+
+	snprintf(rules[0].match, sizeof(rules[0].match), "pid=%d", (int)pid);
+	snprintf(rules[0].order, sizeof(rules[0].order), "%d", order);
+	memcpy(rules + 1, t->keep, sizeof(*rules) * (size_t)t->nkeep);
+	rc = write_rules(rules, t->nkeep + 1);
+	if (rc || tune_sig) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		goto out;
+	}
+	t0 = mono_now();
+	if (write(go[1], "g", 1) != 1) {
+		fprintf(stderr, PROG ": cannot start the command: %s\n", strerror(errno));
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		rc = MMT_EXIT_FAIL;
+		goto out;
+	}
+	close(go[1]);
+	go[1] = -1;
+	do
+		n = read(ex[0], &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	if (wait_child(pid, &status, &ru)) {
+		fprintf(stderr, PROG ": wait4: %s\n", strerror(errno));
+		rc = MMT_EXIT_FAIL;
+		goto out;
+	}
+	t1 = mono_now();
+	if (n == (ssize_t)sizeof(e)) {
+		fprintf(stderr, PROG ": cannot run %s: %s\n", t->cmd[0], strerror(e));
+		rc = MMT_EXIT_FAIL;
+		goto out;
+	}
+	if (tune_sig) {
+		rc = 0;
+		goto out;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		if (WIFEXITED(status))
+			fprintf(stderr, PROG ": %s exited with status %d at order %d; its last words:\n",
+				t->cmd[0], WEXITSTATUS(status), order);
+		else
+			fprintf(stderr, PROG ": %s was killed by signal %d at order %d; its last words:\n",
+				t->cmd[0], WTERMSIG(status), order);
+		show_stderr_tail(t->errfd);
+		rc = MMT_EXIT_FAIL;
+		goto out;
+	}
+	res->wall = t1 - t0;
+	res->cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+		   (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+	res->minflt = (double)ru.ru_minflt;
+	rc = 0;
+out:
+	if (go[0] >= 0)
+		close(go[0]);
+	if (go[1] >= 0)
+		close(go[1]);
+	if (ex[0] >= 0)
+		close(ex[0]);
+	if (ex[1] >= 0)
+		close(ex[1]);
+	free(rules);
+	return rc;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Quantile p of sorted s[0..n), linearly interpolated. */
+static double quantile(const double *s, int n, double p)
+{
+	double x = (n - 1) * p;
+	int i = (int)x;
+
+	return i + 1 >= n ? s[n - 1] : s[i] + (x - i) * (s[i + 1] - s[i]);
+}
+
+/*
+ * Median and spread of v[0..n): the interquartile range, so that one
+ * run disturbed by something else on the machine does not hide a real
+ * difference (with 3 runs it is half of max - min).
+ */
+static void med_spread(const double *v, int n, double *med, double *spread)
+{
+	double *s = malloc(sizeof(*s) * (size_t)n);
+
+	if (!s || !n) {
+		*med = *spread = 0;
+		free(s);
+		return;
+	}
+	memcpy(s, v, sizeof(*s) * (size_t)n);
+	qsort(s, (size_t)n, sizeof(*s), cmp_double);
+	*med = quantile(s, n, 0.5);
+	*spread = quantile(s, n, 0.75) - quantile(s, n, 0.25);
+	free(s);
+}
+
+/* "0,2,4" or "0-9" pieces into o[] (sorted, unique); count or -(exit code). */
+static int parse_orders(const char *s, int maxo, int *o)
+{
+	int seen[64] = { 0 }, n = 0, i;
+	char *copy = strdup(s), *tok, *save = NULL;
+
+	if (!copy)
+		return -lib_fail(MMT_EIO);
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *dash = strchr(tok, '-');
+		long a, b;
+
+		if (dash)
+			*dash = '\0';
+		if (mmt_parse_long(tok, 0, maxo, &a) || (dash && mmt_parse_long(dash + 1, 0, maxo, &b)) ||
+		    (dash && b < a)) {
+			free(copy);
+			return -usage_err("tune", "--orders '%.40s': want orders 0..%d like 0,2,4 or 0-%d",
+					  s, maxo, maxo);
+		}
+		if (!dash)
+			b = a;
+		for (; a <= b; a++)
+			seen[a] = 1;
+	}
+	free(copy);
+	for (i = 0; i <= maxo && i < 64; i++)
+		if (seen[i])
+			o[n++] = i;
+	if (!n)
+		return -usage_err("tune", "--orders: empty list");
+	return n;
+}
+
+/* The comm the kernel gives COMMAND: its file name, cut to 15 bytes. */
+static void command_comm(const char *cmd, char *out, size_t len)
+{
+	const char *b = strrchr(cmd, '/');
+
+	snprintf(out, len < 16 ? len : 16, "%s", b ? b + 1 : cmd);
+}
+
+/*
+ * The order COMMAND gets today: that of the first rule that would match
+ * it (comm, or a cgroup holding us, hence the child), else the default.
+ */
+static int current_order(const struct pstate *ps, const char *comm, int maxo, int defo)
+{
+	char cg[PATH_MAX + 8] = "", line[PATH_MAX + 8];
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	int i;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "0::", 3)) {
+			snprintf(cg, sizeof(cg), "%s", line + 3);
+			cg[strcspn(cg, "\n")] = '\0';
+		}
+	if (f)
+		fclose(f);
+	for (i = 0; i < ps->nr; i++) {
+		const struct prule *r = &ps->r[i];
+		int hit = 0;
+
+		if (!strncmp(r->match, "comm=", 5))
+			hit = !strcmp(r->match + 5, comm);
+		else if (!strncmp(r->match, "cgroup=", 7) && cg[0]) {
+			const char *p = r->match + 7;
+			size_t l = strlen(p);
+
+			hit = !strcmp(p, "/") || (!strncmp(cg, p, l) && (cg[l] == '/' || !cg[l]));
+		}
+		if (hit) {
+			long v;
+
+			if (!strcmp(r->order, "default"))
+				return defo;
+			return mmt_parse_long(r->order, 0, maxo, &v) ? ps->default_order : (int)v;
+		}
+	}
+	return ps->default_order;
+}
+
+static void print_cmd(FILE *f, char **cmd)
+{
+	int i;
+
+	for (i = 0; cmd[i]; i++)
+		fprintf(f, "%s%s", i ? " " : "", cmd[i]);
+}
+
+static int cmd_tune(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "orders", required_argument, NULL, 'o' },
+		{ "repeat", required_argument, NULL, 'r' },
+		{ "apply", no_argument, NULL, 'a' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int orders[TUNE_MAX_ORDERS + 1], norders = 0, apply = 0, c, i, k, r, maxo, defo, cur, rc = 0;
+	int best = -1, best_i = -1, cur_i = -1, done = 0, restored_rc;
+	long repeat = 5;
+	const char *orders_arg = NULL;
+	struct tune_ctx t = { .errfd = -1, .devnull = -1 };
+	struct tune_run *runs = NULL;
+	struct prule *keep = NULL;
+	struct pstate *ps = NULL;
+	struct sigaction sa, old_int, old_term, old_hup;
+	char comm[16];
+	double med[TUNE_MAX_ORDERS + 1][3], spr[TUNE_MAX_ORDERS + 1][3];
+
+	while ((c = getopt_long(argc, argv, "+:o:r:avh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o': orders_arg = optarg; break;
+		case 'r':
+			if (mmt_parse_long(optarg, 1, TUNE_MAX_REPEAT, &repeat))
+				return usage_err("tune", "--repeat: '%.40s' is not a count 1..%d", optarg,
+						 TUNE_MAX_REPEAT);
+			break;
+		case 'a': apply = 1; break;
+		case 'v': t.verbose = 1; break;
+		case 'h': printf("%s\n%s", find_verb("tune")->usage, find_verb("tune")->help); return 0;
+		default: return bad_opt("tune", c, argv);
+		}
+	}
+	if (optind >= argc)
+		return usage_err("tune", "missing COMMAND (mmtunectl tune [options] -- COMMAND [ARGS])");
+	t.cmd = argv + optind;
+	if (mmt_max_order(&maxo))
+		maxo = 9;
+	if (orders_arg) {
+		norders = parse_orders(orders_arg, maxo, orders);
+		if (norders < 0)
+			return -norders;
+		if (norders > TUNE_MAX_ORDERS)
+			return usage_err("tune", "--orders: at most %d orders", TUNE_MAX_ORDERS);
+	}
+
+	ps = malloc(sizeof(*ps));
+	keep = calloc(PRULES_MAX, sizeof(*keep));
+	if (!ps || !keep) {
+		rc = lib_fail(MMT_EIO);
+		goto out;
+	}
+	rc = -read_policy(ps);
+	if (rc)
+		goto out;
+	if (ps->nr + 1 > ps->max_rules) {
+		fprintf(stderr, PROG ": tune needs room for one more rule (%d of %d in use)\n",
+			ps->nr, ps->max_rules);
+		rc = MMT_EXIT_FAIL;
+		goto out;
+	}
+	if (mmt_default_order(&defo))
+		defo = ps->default_order;
+	command_comm(t.cmd[0], comm, sizeof(comm));
+	cur = current_order(ps, comm, maxo, defo);
+	if (!orders_arg)
+		for (i = 0; i <= maxo && norders < TUNE_MAX_ORDERS; i++)
+			orders[norders++] = i;
+	for (i = 0; i < norders && orders[i] != cur; i++)
+		;
+	if (i == norders && cur >= 0) {
+		/* the order the command gets now is the baseline: always measured */
+		for (i = norders; i > 0 && orders[i - 1] > cur; i--)
+			orders[i] = orders[i - 1];
+		orders[i] = cur;
+		norders++;
+	}
+	for (i = 0; i < norders; i++)
+		if (orders[i] == cur)
+			cur_i = i;
+	t.keep = keep;
+	t.nkeep = live_rules(ps, keep);
+
+	runs = calloc((size_t)norders * (size_t)repeat, sizeof(*runs));
+	t.devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+	{
+		char tmpl[] = "/tmp/mmtunectl-tune.XXXXXX";
+
+		t.errfd = mkostemp(tmpl, O_CLOEXEC);
+		if (t.errfd >= 0)
+			unlink(tmpl);
+	}
+	if (!runs || t.devnull < 0 || t.errfd < 0) {
+		fprintf(stderr, PROG ": cannot set up: %s\n", strerror(errno));
+		rc = MMT_EXIT_FAIL;
+		goto out;
+	}
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = tune_on_signal;	/* no SA_RESTART: waits must end */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGHUP, &sa, &old_hup);
+
+	fprintf(stderr, PROG ": tune: %d orders x %ld runs of '", norders, repeat);
+	print_cmd(stderr, t.cmd);
+	fprintf(stderr, "' (a pid= rule for each run)\n");
+	/* interleaved: every round runs each order once, from a rotating start */
+	for (r = 0; r < repeat && !rc && !tune_sig; r++) {
+		for (k = 0; k < norders && !rc && !tune_sig; k++) {
+			i = (k + r) % norders;
+			if (isatty(STDERR_FILENO))
+				fprintf(stderr, "\r" PROG ": run %d/%ld at order %d ", done + 1,
+					(long)norders * repeat, orders[i]);
+			rc = tune_once(&t, orders[i], &runs[(size_t)i * (size_t)repeat + (size_t)r]);
+			if (!rc && !tune_sig)
+				done++;
+		}
+	}
+	if (isatty(STDERR_FILENO))
+		fputc('\n', stderr);
+
+	/* the user's rules back, whatever happened */
+	restored_rc = write_rules(keep, t.nkeep);
+	if (restored_rc)
+		fprintf(stderr, PROG ": could not restore the policy: see 'mmtunectl policy'\n");
+	else if (tune_sig)
+		fprintf(stderr, PROG ": interrupted: policy restored\n");
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
+	if (tune_sig) {
+		rc = 128 + tune_sig;
+		goto out;
+	}
+	if (rc || restored_rc) {
+		rc = rc ? rc : restored_rc;
+		goto out;
+	}
+
+	/* the table: medians and spreads (max - min) over the runs */
+	for (i = 0; i < norders; i++) {
+		double v[3][TUNE_MAX_REPEAT];
+
+		for (r = 0; r < repeat; r++) {
+			const struct tune_run *x = &runs[(size_t)i * (size_t)repeat + (size_t)r];
+
+			v[0][r] = x->wall;
+			v[1][r] = x->cpu;
+			v[2][r] = x->minflt;
+		}
+		for (k = 0; k < 3; k++)
+			med_spread(v[k], (int)repeat, &med[i][k], &spr[i][k]);
+		if (best_i < 0 || med[i][0] < med[best_i][0])
+			best_i = i;
+	}
+	printf("tune: ");
+	print_cmd(stdout, t.cmd);
+	printf("\n%ld runs per order, interleaved; medians, spread = interquartile range;\n"
+	       "* = the order the command gets now\n", repeat);
+	printf("%-6s %9s %8s %9s %8s %12s %8s\n", "order", "wall_s", "spread", "cpu_s", "spread",
+	       "minor_faults", "spread");
+	for (i = 0; i < norders; i++) {
+		char o[16];
+
+		snprintf(o, sizeof(o), "%d%s", orders[i], i == cur_i ? "*" : "");
+		printf("%-6s %9.3f %8.3f %9.3f %8.3f %12.0f %8.0f\n", o, med[i][0], spr[i][0],
+		       med[i][1], spr[i][1], med[i][2], spr[i][2]);
+	}
+	if (cur_i >= 0 && best_i != cur_i && repeat >= 2 &&
+	    med[cur_i][0] - med[best_i][0] > (spr[cur_i][0] > spr[best_i][0] ? spr[cur_i][0] : spr[best_i][0])) {
+		best = orders[best_i];
+		printf("recommendation: order %d (wall %.3f s vs %.3f s at order %d, %+.0f%%; minor faults %.0f vs %.0f)\n",
+		       best, med[best_i][0], med[cur_i][0], cur,
+		       100 * (med[best_i][0] - med[cur_i][0]) / med[cur_i][0], med[best_i][2], med[cur_i][2]);
+	} else if (repeat < 2) {
+		printf("recommendation: no significant difference (one run per order has no spread: use --repeat 5)\n");
+	} else if (best_i == cur_i) {
+		printf("recommendation: no significant difference (the order now, %d, is the fastest)\n", cur);
+	} else {
+		printf("recommendation: no significant difference (the fastest, order %d, is within the spread of order %d)\n",
+		       orders[best_i], cur);
+	}
+	fflush(stdout);
+
+	if (apply) {
+		if (best < 0) {
+			fprintf(stderr, PROG ": --apply: nothing to apply\n");
+		} else {
+			struct prule *all = calloc(PRULES_MAX + 1, sizeof(*all));
+			int m = 1;
+
+			if (!all) {
+				rc = lib_fail(MMT_EIO);
+				goto out;
+			}
+			snprintf(all[0].match, sizeof(all[0].match), "comm=%s", comm);
+			snprintf(all[0].order, sizeof(all[0].order), "%d", best);
+			for (i = 0; i < t.nkeep; i++)
+				if (strcmp(keep[i].match, all[0].match))
+					all[m++] = keep[i];
+			rc = write_rules(all, m);
+			if (!rc)
+				printf("applied: comm=%s order=%d\n", comm, best);
+			free(all);
+		}
+	}
+out:
+	if (t.errfd >= 0)
+		close(t.errfd);
+	if (t.devnull >= 0)
+		close(t.devnull);
+	free(runs);
+	free(keep);
+	free(ps);
+	return rc;
+}
+
 /* ---- help and main ---- */
 
 static int cmd_help(int argc, char **argv);
@@ -931,6 +1983,42 @@ static const struct verb verbs[] = {
 	  "                   pfn_valid_impls; refused unless every cross-check agreed),\n"
 	  "                   or off to remove it\n"
 	  "  --json           show and bench: the bench result as one JSON object\n" },
+	{ "policy", cmd_policy,
+	  "usage: " PROG " policy [--json] [show | set RULE... | add RULE... | del MATCH... | clear | load FILE]",
+	  "Per-process fault-around orders (<debugfs>/mmtune/policy).  A RULE is\n"
+	  "MATCH order=N, first match wins; MATCH is one of\n"
+	  "  comm=NAME        the task's command name (1..15 bytes, as in ps -o comm)\n"
+	  "  pid=TGID         that process (all its threads)\n"
+	  "  cgroup=PATH      the tasks of a cgroup v2 and of the cgroups below it\n"
+	  "                   (/system.slice/x.service or /sys/fs/cgroup/system.slice/...)\n"
+	  "N is 0..max_order or 'default'.  Faults no rule matches keep the order\n"
+	  "that was in force (the default order); order 0 turns fault-around off.\n"
+	  "  show (default)   the rules with their hits and pages mapped\n"
+	  "  set RULE...      replace every rule\n"
+	  "  add RULE...      append rules after those there\n"
+	  "  del MATCH...     remove the rules with these matches (e.g. comm=foo)\n"
+	  "  clear            remove every rule\n"
+	  "  load FILE        write FILE's rules ('-': standard input), as read from\n"
+	  "                   'mmtunectl get policy'\n"
+	  "  --json           show: one JSON object\n"
+	  "Rules are checked before anything is written; a write is all or nothing.\n" },
+	{ "tune", cmd_tune,
+	  "usage: " PROG " tune [--orders LIST] [--repeat N] [--apply] [--verbose] -- COMMAND [ARGS]",
+	  "Run COMMAND once per order per round, rounds interleaved, each run under\n"
+	  "a pid= rule for that process alone (the rest of the machine keeps its\n"
+	  "order; processes COMMAND starts are not covered), and print per order the\n"
+	  "median and spread (interquartile range) of wall time, CPU time and minor\n"
+	  "faults.\n"
+	  "It recommends an order only if its median wall time beats the order the\n"
+	  "command gets now by more than the spread of either, otherwise it says\n"
+	  "'no significant difference'.  The rules are restored at the end, also on\n"
+	  "Ctrl-C (exit status 130).\n"
+	  "  --orders LIST    orders to try, e.g. 0,2,4,9 or 0-9 (default: 0..max_order);\n"
+	  "                   the order the command gets now is always added\n"
+	  "  --repeat N       rounds (1..100, default 5)\n"
+	  "  --apply          install 'comm=NAME order=N' for the recommendation\n"
+	  "  --verbose        let COMMAND's output through (default: stdout dropped,\n"
+	  "                   stderr shown only if it fails)\n" },
 	{ "help", cmd_help, "usage: " PROG " help [VERB]", "Show help for " PROG " or for VERB.\n" },
 };
 
