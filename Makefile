@@ -31,6 +31,7 @@ style:
 
 bench:
 	tests/bench.sh
+	tests/bench-policy.sh
 
 demo:
 	tests/demo.sh
