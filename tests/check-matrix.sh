@@ -57,6 +57,10 @@ if [ ${#need[@]} -gt 0 ]; then
 		{ echo "not ok - setup: see tests/out/matrix/setup.log"; exit 1; }
 fi
 mkdir -p "$MX/cells"
+# One run at a time per cache (CI and a developer on the same machine).
+exec 9>"$MX/.lock"
+flock -n 9 || { echo "# waiting for another check-matrix on $MX"; flock -w 7200 9; } ||
+	{ echo "not ok - another check-matrix holds $MX/.lock"; exit 1; }
 
 # --- fetch ahead: downloads (and the chroot) overlap the VM runs.
 for c in "$@"; do rm -f "$MX/cells/$c/fetch.rc"; done

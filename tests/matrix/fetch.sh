@@ -42,23 +42,37 @@ IDX=$MX/apt-$darch/index
 # has PKG ARCH VER: the index lists that package version.
 has() { awk -v p="$1" -v a="$2" -v v="$3" '$2 == p && $3 == a && $4 == v { f = 1 } END { exit !f }' "$IDX"; }
 
-# fetch PKG ARCH VER: download (if not cached) and extract; prints the dir.
-# apt-get download checks the .deb against the signed index.
+# fetch PKG ARCH VER: download and extract once (apt-get download checks the
+# .deb against the signed index); prints the directory. Of a kernel image
+# package only the kernel and the modules.* lists are kept (the modules
+# themselves are not needed: everything the guest uses is built in). The
+# .deb is deleted once extracted.
 fetch() {
 	local deb dir
 	deb=$MX/debs/${1}_${3//:/%3a}_$2.deb
-	if [ ! -s "$deb" ]; then
-		mlog "download $1:$2=$3"
-		(cd "$MX/debs" && papt "$darch" apt-get download "$1:$2=$3" >/dev/null) ||
-			{ mlog "download of $1:$2=$3 failed"; return 1; }
-		[ -s "$deb" ] || { mlog "$1: $deb not there after download"; return 1; }
-	fi
 	dir=$MX/x/$(basename "$deb" .deb)
 	if [ ! -e "$dir/.done" ]; then
-		rm -rf "$dir"
-		dpkg-deb -x "$deb" "$dir"
+		if [ ! -s "$deb" ]; then
+			mlog "download $1:$2=$3"
+			(cd "$MX/debs" && papt "$darch" apt-get download "$1:$2=$3" >/dev/null) ||
+				{ mlog "download of $1:$2=$3 failed"; return 1; }
+			[ -s "$deb" ] || { mlog "$1: $deb not there after download"; return 1; }
+		fi
+		rm -rf "$dir"; mkdir -p "$dir"
+		case $1 in
+		linux-image-*|linux-binary-*)
+			dpkg-deb --fsys-tarfile "$deb" | tar -t |
+				grep -E '^\./(boot/vmlinu|(usr/)?lib/modules/[^/]+/(vmlinu|modules\.(builtin|builtin\.modinfo|order)$))' \
+				> "$dir/.members" || true
+			[ -s "$dir/.members" ] || { mlog "$1: no kernel in $deb"; return 1; }
+			dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$dir" -T "$dir/.members" ;;
+		*)
+			dpkg-deb -x "$deb" "$dir" ;;
+		esac || { mlog "$1: cannot extract $deb"; return 1; }
+		touch "$dir/.done"
+		rm -f "$deb"
 	fi
-	touch "$deb" "$dir" "$dir/.done"	# in use: see prune in check-matrix.sh
+	touch "$dir" "$dir/.done"	# in use: see prune in check-matrix.sh
 	echo "$dir"
 }
 

@@ -72,3 +72,4 @@ for f in modules.builtin modules.builtin.modinfo modules.order; do
 done
 depmod -b "$r" "$KVER" 2>>"$out/build.log"
 (cd "$r" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) | gzip -1 > "$out/initramfs.gz"
+rm -rf "$r"

@@ -8,8 +8,9 @@
 #                  sources.list, lists, archive cache, empty dpkg status,
 #                  APT::Architectures = <arch> and amd64): the host's apt
 #                  state and dpkg architectures are never touched
-#   debs/          downloaded .debs (apt-get download)
-#   x/<deb>/       each .deb extracted with dpkg-deb -x
+#   debs/          .debs being downloaded (apt-get download; deleted once
+#                  extracted)
+#   x/<deb>/       each .deb extracted (of kernel images: the kernel alone)
 #   chroot-trixie/ the Debian 13 build chroot (tests/matrix/chroot.sh)
 #   cells/<cell>/  per-cell build root, module, probe, initramfs, logs
 
@@ -58,7 +59,7 @@ papt() {
 		-o Dir::Etc::Preferences=/dev/null -o Dir::Etc::PreferencesParts=/dev/null \
 		-o "Dir::State=$d" -o "Dir::State::Lists=$d/lists" \
 		-o "Dir::State::status=$d/status" -o "Dir::Cache=$d/cache" \
-		-o Dir::Cache::pkgcache=pkgcache.bin -o Dir::Cache::srcpkgcache=srcpkgcache.bin \
+		-o Dir::Cache::pkgcache=pkgcache.bin -o Dir::Cache::srcpkgcache= \
 		-o APT::Architecture=amd64 -o "APT::Architectures=amd64,$a" \
 		-o Acquire::Languages=none -o APT::Sandbox::User=root \
 		-o Acquire::Retries=3 "$@"

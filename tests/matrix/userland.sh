@@ -32,6 +32,7 @@ while read -r p v a; do
 		(cd "$MX/debs" && papt "$darch" apt-get download "$p:$a=$v" >/dev/null)
 	fi
 	dpkg-deb -x "$deb" "$u.tmp"
+	rm -f "$deb"
 done <<< "$list"
 rm -rf "$u.tmp"/usr/share/{doc,man,info,locale,lintian,bug} "$u.tmp"/usr/lib/*/gconv
 echo "$want" > "$u.tmp/.mmtune-ready"
