@@ -219,4 +219,46 @@ static __always_inline bool mmtune_ftrace_redirect(struct ftrace_regs *fregs,
 #define MMTUNE_FTRACE_REDIRECT_WHY	"ftrace cannot set the instruction pointer on this kernel"
 #endif
 
+/* ---- get_dev_pagemap() ---- */
+
+/*
+ * get_dev_pagemap(pfn, pgmap) lost its second argument (always NULL here)
+ * between 6.12 and 7.3.  No macro tells, so the prototype picks the call;
+ * both calls must compile, hence through a pointer the compiler cannot see
+ * through (no "called through a non-compatible type" for the dead one).
+ */
+#include <linux/memremap.h>
+typedef struct dev_pagemap *(*mmtune_gdp1_t)(unsigned long pfn);
+typedef struct dev_pagemap *(*mmtune_gdp2_t)(unsigned long pfn,
+					     struct dev_pagemap *pgmap);
+
+static __always_inline struct dev_pagemap *
+mmtune_get_dev_pagemap(unsigned long pfn)
+{
+	void *fn = (void *)get_dev_pagemap;
+
+	OPTIMIZER_HIDE_VAR(fn);
+	if (__builtin_types_compatible_p(typeof(get_dev_pagemap) *,
+					 mmtune_gdp1_t))
+		return ((mmtune_gdp1_t)fn)(pfn);
+	return ((mmtune_gdp2_t)fn)(pfn, NULL);
+}
+
+/* ---- shmem_file_setup() ---- */
+
+/*
+ * 7.x made VMA flags a vma_flags_t (EMPTY_VMA_FLAGS came with it) and
+ * shmem_file_setup() takes one; before, an unsigned long VM_* mask.
+ */
+#include <linux/shmem_fs.h>
+static inline struct file *mmtune_shmem_file_setup(const char *name,
+						   loff_t size)
+{
+#ifdef EMPTY_VMA_FLAGS
+	return shmem_file_setup(name, size, mk_vma_flags(VMA_NORESERVE_BIT));
+#else
+	return shmem_file_setup(name, size, VM_NORESERVE);
+#endif
+}
+
 #endif /* MMTUNE_COMPAT_H */

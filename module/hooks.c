@@ -683,7 +683,7 @@ static int selftest_fault(struct selftest_result *r)
 
 	if (!current->mm)
 		return -ESRCH;
-	f = shmem_file_setup("mmtune-selftest", len, VM_NORESERVE);
+	f = mmtune_shmem_file_setup("mmtune-selftest", len);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
 	buf = kzalloc(len, GFP_KERNEL);

@@ -317,7 +317,7 @@ static __always_inline struct page *pfv_online_page(unsigned long pfn,
 		return pfn_to_page(pfn);
 
 	/* Only the pgmap knows which subsections of the section are RAM. */
-	pgmap = get_dev_pagemap(pfn, NULL);
+	pgmap = mmtune_get_dev_pagemap(pfn);
 	put_dev_pagemap(pgmap);
 	if (pgmap)
 		return NULL;
