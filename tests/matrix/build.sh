@@ -7,8 +7,9 @@
 # 6.12 and 7.x cells in the trixie chroot (gcc-14, kbuild needs glibc 2.38).
 # Cross builds need no emulation: Debian's flavour headers + -common + the
 # amd64 linux-kbuild, `make -C <common> O=<flavour> CROSS_COMPILE=...`.
-# Also builds the static faultprobe of the arch (host cross gcc-12; any
-# static binary runs on every kernel). Log: $MX/cells/CELL/build.log.
+# Also builds the static faultprobe and userspace tools of the arch (host
+# cross gcc-12; a static binary runs on every kernel). Log:
+# $MX/cells/CELL/build.log.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -53,4 +54,15 @@ if [ ! -x "$probe" ] || [ "$src" -nt "$probe" ]; then
 		{ tail -n 5 "$log" >&2; mdie "cannot build the static faultprobe for $BASE_ARCH"; }
 	mv "$probe.tmp" "$probe"
 fi
+# The userspace tools (mmtunectl, mmstress), static, once per arch and
+# change of userspace/: the suites that drive the module through them.
+tools=$MX/tools-$BASE_ARCH
+if [ ! -x "$tools/mmtunectl" ] || [ ! -x "$tools/mmstress" ] ||
+   [ -n "$(find "$MMT_TOP/userspace" -newer "$tools/mmtunectl" -print -quit)" ]; then
+	rm -rf "$tools"; mkdir -p "$tools"
+	make -s -C "$MMT_TOP/userspace" O="$tools" CC="${cross}gcc" LDFLAGS=-static \
+		VERSION="$VERSION_MMT" >> "$log" 2>&1 ||
+		{ tail -n 5 "$log" >&2; mdie "cannot build the static userspace tools for $BASE_ARCH"; }
+fi
 echo "PROBE=$probe" > "$out/build.env"
+echo "TOOLS=$tools" >> "$out/build.env"

@@ -7,7 +7,7 @@
 # host's root over 9p): mounts what the tests need, marks the kernel log,
 # checks that the module loads and unloads ("load: ..."),
 # runs each tests/vm/t-*.sh named in /mmtune/tests/list with /bin/sh (dash,
-# as on Debian: busybox's sh would prefer its own applets to GNU's),
+# as on Debian: busybox's sh would prefer its own applets to GNU's) or bash,
 # then the final check "dmesg clean", prints the kernel log since the mark
 # as "dmesg| " lines, the sentinel "mmtune-guest-done" and powers off.
 /bin/busybox mkdir -p /proc /sys /dev /tmp /var/tmp /usr/bin /usr/sbin /sbin /run
@@ -43,7 +43,9 @@ for name in $(cat "$MMT_TOP/tests/list"); do
 	echo "# --- $name"
 	start=$(date +%s)
 	: > $log.rc
-	{ timeout "${MMT_TEST_TIMEOUT:-600}" /bin/sh "$t" 2>&1; echo $? > $log.rc; } | tee $log
+	interp=/bin/sh
+	head -n 1 "$t" | grep -q bash && interp=/bin/bash
+	{ timeout "${MMT_TEST_TIMEOUT:-600}" $interp "$t" 2>&1; echo $? > $log.rc; } | tee $log
 	rc=$(cat $log.rc)
 	if [ "$rc" = 124 ] || [ "$rc" = 137 ] || [ "$rc" = 143 ]; then
 		fail "$name: timed out after ${MMT_TEST_TIMEOUT:-600}s"

@@ -7,9 +7,9 @@
 # write's errno, getconf, perl; busybox's sh would run its own applets even
 # where a GNU binary is installed), busybox filling in every other command,
 # the tests (tests/vm/lib.sh and the suites in $MMT_MATRIX_TESTS, default
-# every tests/vm/t-*.sh written for sh, but t-00-boot, which checks the vng
-# rig; the bash ones test the userspace tools and need a compiler; a name
-# with a slash is a path), the module
+# every tests/vm/t-*.sh but t-00-boot, which checks the vng rig, and those
+# that need python3; a name with a slash is a path), the static userspace
+# tools in /mmtune/userspace, the module
 # at /mmtune/module/mmtune.ko and installed as
 # /lib/modules/<kver>/updates/mmtune.ko (depmod'ed, for `modprobe mmtune`),
 # the static faultprobe, and a mountpoint(1) (neither busybox nor the above
@@ -46,13 +46,15 @@ fi
 EOT
 chmod 755 "$r/bin/mountpoint"
 cp "$out/mmtune.ko" "$r/mmtune/module/"
+mkdir -p "$r/mmtune/userspace"
+cp "$TOOLS/mmtunectl" "$TOOLS/mmstress" "$r/mmtune/userspace/"
 cp "$MMT_TOP/tests/vm/lib.sh" "$r/mmtune/tests/vm/"
 tests=${MMT_MATRIX_TESTS:-}
 if [ -z "$tests" ]; then
 	for t in "$MMT_TOP"/tests/vm/t-*.sh; do
 		n=$(basename "$t" .sh)
 		[ "$n" = t-00-boot ] && continue
-		head -n 1 "$t" | grep -q '^#! */bin/sh' || continue
+		grep -q python3 "$t" && continue
 		tests="$tests $n"
 	done
 fi

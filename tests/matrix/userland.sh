@@ -1,15 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# tests/matrix/userland.sh DEB_ARCH: bookworm's dash, coreutils, grep, sed,
-# mawk, findutils, perl-base and libc-bin of DEB_ARCH with their libraries
-# (apt resolves the closure, we keep the packages of that arch), extracted
-# into one tree without docs; prints its path. Built once per arch and
-# package list, under $MX.
+# tests/matrix/userland.sh DEB_ARCH: bookworm's dash, bash, coreutils, grep,
+# sed, mawk, findutils, perl-base and libc-bin of DEB_ARCH with their
+# libraries (apt resolves the closure, we keep the packages of that arch),
+# extracted into one tree without docs; prints its path. Built once per arch
+# and package list, under $MX.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 darch=${1:?usage: userland.sh DEB_ARCH}
-pkgs=${MMT_MATRIX_USERLAND:-dash coreutils grep sed mawk findutils perl-base libc-bin}
+pkgs=${MMT_MATRIX_USERLAND:-dash bash coreutils grep sed mawk findutils perl-base libc-bin}
 u=$MX/userland-$darch
 want="v1 $pkgs"
 if [ "$(cat "$u/.mmtune-ready" 2>/dev/null)" = "$want" ]; then
