@@ -566,8 +566,8 @@ fi
 if command -v groff >/dev/null; then
 	w=$(groff -man -ww -z "$US/man/mmtunectl.8" 2>&1)
 	[ -z "$w" ] && ok "man: mmtunectl.8 renders without warnings" || fail "man: $(echo "$w" | head -n 2 | tr '\n' ' ')"
-	for v in status get set stats pfn_valid; do
-		grep -qE "^\.(B|BR|BI) \"?$v" "$US/man/mmtunectl.8" && ok "man: describes $v" || fail "man: no $v"
+	for v in status get set stats pfn_valid policy tune; do
+		grep -qE "^(\.(B|BR|BI) \"?|\\\\fB)$v" "$US/man/mmtunectl.8" && ok "man: describes $v" || fail "man: no $v"
 	done
 else
 	fail "man: groff not installed (tests/deps/host.txt: groff-base)"
@@ -580,7 +580,24 @@ comp() {
 }
 fresh
 c=$(comp mmtunectl "")
-[ "$c" = "status get set stats pfn_valid help --help --version" ] && ok "completion: verbs" || fail "completion: verbs: '$c'"
+# the verbs of `mmtunectl --help`, so the two cannot drift apart
+v=$("$US/mmtunectl" --help | awk '/^verbs:/ { t = 1; next } t && /^  [a-z]/ { printf "%s ", $1 } t && /^$/ { exit }')
+[ "$c" = "${v}--help --version" ] && ok "completion: verbs = mmtunectl --help's ($v)" || fail "completion: verbs: '$c', --help has '$v'"
+c=$(comp mmtunectl policy "")
+[ "$c" = "show set add del clear load --json --help" ] && ok "completion: policy subcommands" || fail "completion: policy: '$c'"
+c=$(comp mmtunectl policy set "")
+[ "$c" = "comm= pid= cgroup=" ] && ok "completion: policy set offers matches" || fail "completion: policy set: '$c'"
+c=$(comp mmtunectl policy set comm=foo "")
+[ "$c" = "order=" ] && ok "completion: policy set: order= after a match" || fail "completion: policy set comm=foo: '$c'"
+c=$(comp mmtunectl policy add comm=foo order=)
+[ "$c" = "order=default order=0 order=1 order=2 order=3 order=4 order=5 order=6 order=7 order=8 order=9" ] &&
+	ok "completion: policy orders from info" || fail "completion: policy order=: '$c'"
+c=$(comp mmtunectl tune --)
+[ "$c" = "--orders --repeat --apply --verbose --help --" ] && ok "completion: tune options" || fail "completion: tune: '$c'"
+c=$(comp mmtunectl tune --repeat 3 -- bas)
+case " $c " in *" bash "*) ok "completion: tune -- completes a command" ;; *) fail "completion: tune -- bas: '$c'" ;; esac
+c=$(comp mmtunectl tune -- bash "")
+case $c in *bash*) fail "completion: tune -- CMD: offers commands again: '$c'" ;; *) ok "completion: tune -- CMD offers files" ;; esac
 c=$(comp mmtunectl get "")
 for k in fault_around_order info stats stats_enable latency_enable latency pfn_valid/mode pfn_valid/bench; do
 	case " $c " in *" $k "*) ok "completion: get offers $k" ;; *) fail "completion: get: '$c'" ;; esac
