@@ -98,7 +98,13 @@ while read -r ver h kbuild; do
 	break
 done <<< "$cands"
 if [ -z "${idir:-}" ]; then
-	echo "no usable linux-headers-$pat-$flav for $darch on the mirror" > "$out/unavailable"
+	why=
+	# a suite apt left out (its index failed to verify: a stale or
+	# mid-sync mirror) is the usual reason; say which
+	bad=$(grep -oE "Failed to fetch [^ ]*/dists/[^/]+/main/binary-$darch/Packages[^ ]* +File has unexpected size \([0-9]+ != [0-9]+\)" \
+		"$MX/apt-$darch/update.log" 2>/dev/null | sed -E 's|.*/dists/([^/]+)/.*\((.*)\)|\1 (size \2)|' | tr '\n' ' ')
+	[ -z "$bad" ] || why="; apt left out these $darch indexes that failed to verify against their InRelease: ${bad% }"
+	echo "no usable linux-headers-$pat-$flav for $darch on the mirror$why" > "$out/unavailable"
 	mlog "$cell: unavailable: $(cat "$out/unavailable")"
 	exit 3
 fi

@@ -99,7 +99,7 @@ for h in handle_mm_fault filemap_map_pages set_pte handle_mm_fault_return; do
 	esac
 done
 expect_eq "ftrace arguments verified" "$(info hook_args)" "read+write verified"
-grep -q '^filemap_map_pages .*mmtune' $TR/enabled_functions &&
+ftraced filemap_map_pages &&
 	ok "filemap_map_pages in enabled_functions" ||
 	fail "filemap_map_pages not in enabled_functions"
 grep -q 'handle_mm_fault' $DBG/kprobes/list &&
@@ -181,7 +181,7 @@ echo 1 > $MMT/stats_enable
 grep -q handle_mm_fault $DBG/kprobes/list 2>/dev/null &&
 	fail "latency_enable 0: a kretprobe is registered" ||
 	ok "latency_enable 0: no kretprobe"
-grep -q '^handle_mm_fault .*mmtune' $TR/enabled_functions &&
+ftraced handle_mm_fault &&
 	ok "latency_enable 0: handle_mm_fault counted by ftrace" ||
 	fail "latency_enable 0: handle_mm_fault not in enabled_functions"
 echo 0 > $MMT/stats

@@ -84,7 +84,10 @@ done
 expect_einval "bench: count that would run for minutes" $P/bench "16777216 holes"
 last_log "bench 16777216 holes would take" >/dev/null &&
 	ok "bench: the refusal is logged" || fail "bench: no log line for the refusal"
-for bad in bogus memblock "stock "; do
+# memblock is a strategy only where the kernel keeps memblock after boot
+# (ARCH_KEEP_MEMBLOCK: arm64, ppc64); elsewhere it is a bad name too.
+case " $IMPLS " in *" memblock "*) BADMODES="bogus" ;; *) BADMODES="bogus memblock" ;; esac
+for bad in $BADMODES "stock "; do
 	expect_einval "mode '$bad'" $P/mode "$bad"
 done
 mark "bad input done"
@@ -155,6 +158,31 @@ done
 
 # --- the mode gate
 expect_eq "mode still off after benches" "$(cat $P/mode)" off
+OVR=$(info pfn_valid_override)
+case $OVR in
+"not overridable: "*)
+	# ppc64: ftrace may not redirect into module code (no TOC stub
+	# without livepatch). Every mode but off is refused, nothing hooks;
+	# the bench above is what this kernel offers.
+	echo "# $OVR"
+	for m in $IMPLS; do
+		if err=$(wr $P/mode $m); then
+			fail "mode $m accepted where the override is impossible"
+		else
+			case $err in
+			*"Operation not supported"*) ok "mode $m: EOPNOTSUPP" ;;
+			*) fail "mode $m: $err" ;;
+			esac
+		fi
+	done
+	expect_eq "refused modes leave it off" "$(cat $P/mode)" off
+	hooked && fail "a refused mode hooked pfn_to_online_page" || ok "nothing hooked"
+	check "mode off is accepted" wr $P/mode off
+	check "rmmod" rmmod mmtune
+	mark "done (no override here)"
+	exit 0
+	;;
+esac
 check "mode section (runs the cross-check sweep)" wr $P/mode section
 mark "cross-check sweep"
 echo "# crosscheck: $(info pfn_valid_crosscheck)"
@@ -163,21 +191,23 @@ expect_eq "info: override with section" "$(info pfn_valid_override)" \
 	"pfn_to_online_page (mode section)"
 check "hooked: enabled_functions lists pfn_to_online_page" hooked
 grep '^pfn_to_online_page' $TR/enabled_functions | sed 's/^/# /'
-case " $IMPLS " in
-*" vmemmap "*)
-	vm=$(info pfn_valid_crosscheck | sed -n 's/.* vmemmap \([0-9]*\)\/.*/\1/p')
+# the strategies the sweep may refuse: taken with no disagreement, else
+# EINVAL with a log line and the previous mode kept
+for m in vmemmap memblock; do
+	case " $IMPLS " in *" $m "*) ;; *) continue ;; esac
+	wr $P/mode section
+	vm=$(info pfn_valid_crosscheck | sed -n "s/.* $m \\([0-9]*\\)\\/.*/\\1/p")
 	if [ "$vm" = 0 ]; then
-		check "mode vmemmap (no disagreement found)" wr $P/mode vmemmap
-		expect_eq "mode reads vmemmap" "$(cat $P/mode)" vmemmap
+		check "mode $m (no disagreement found)" wr $P/mode $m
+		expect_eq "mode reads $m" "$(cat $P/mode)" $m
 	else
-		expect_einval "mode vmemmap with $vm disagreements" $P/mode vmemmap
-		last_log "mode vmemmap refused" >/dev/null &&
-			ok "mode vmemmap: refusal logged" ||
-			fail "mode vmemmap: no log line for the refusal"
+		expect_einval "mode $m with $vm disagreements" $P/mode $m
+		last_log "mode $m refused" >/dev/null &&
+			ok "mode $m: refusal logged" ||
+			fail "mode $m: no log line for the refusal"
 		expect_eq "refused mode leaves section" "$(cat $P/mode)" section
 	fi
-	;;
-esac
+done
 check "mode stock" wr $P/mode stock
 check "mode section" wr $P/mode section
 
@@ -207,17 +237,23 @@ else
 	n=${OFFLINED#memory}
 	first=$((n * BS / PSZ)); last=$(((n + 1) * BS / PSZ - 1))
 	ON1=$(nopage)
-	case " $ON1 " in
-	*"$(printf '%x' $first)-"*|*"-$(printf '%x' $last) "*)
-		ok "NOPAGE covers the offline block ($(printf '%x-%x' $first $last))" ;;
-	*) fail "NOPAGE misses the offline block $(printf '%x-%x' $first $last): $ON1" ;;
-	esac
 	# soft-offline of an offline pfn: EIO from pfn_to_online_page, both ways
 	addr=$(printf '0x%x' $(((first + 16) * PSZ)))
 	e_on=$(wr $MEM/soft_offline_page $addr)
 	wr $P/mode off
 	OFF1=$(nopage)
 	e_off=$(wr $MEM/soft_offline_page $addr)
+	blk=$(printf '%x-%x' $first $last)
+	covers() { case " $1 " in *"$(printf '%x' $first)-"*|*"-$(printf '%x' $last) "*) return 0 ;; esac; return 1; }
+	if covers "$ON1"; then
+		ok "NOPAGE covers the offline block ($blk)"
+	elif ! covers "$OFF1"; then
+		# 7.x: kpageflags no longer reports offline pfns as NOPAGE,
+		# with or without the override; on = off below still holds
+		ok "NOPAGE: this kernel does not flag the offline block $blk, override on or off"
+	else
+		fail "NOPAGE misses the offline block $blk with the override on: $ON1"
+	fi
 	expect_eq "KPF_NOPAGE pfns (a block offline): override on = off" "$ON1" "$OFF1"
 	expect_eq "soft-offline of an offline pfn: same error on and off" "$e_on" "$e_off"
 	echo "# soft_offline_page $addr: $e_on"

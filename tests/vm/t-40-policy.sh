@@ -95,8 +95,13 @@ within "comm=fpolicy0 order=0: one fault per page" "$m" "$PAGES" 2
 # same file at the same time: a page one process has locked is skipped
 # by the other's fault-around (folio_trylock), so allow a few more faults
 within "unmatched probe at the same time: pages/2^$DEF" "$u" $((PAGES >> DEF)) 5
-within "ratio matched/unmatched = 2^$DEF" "$((m / (u ? u : 1)))" $((1 << DEF)) 6
-within "rule hits = its faults" "$(ctr comm=fpolicy0 hits)" "$m" 2
+# a real quotient: shell arithmetic truncates (8192/513 is 15.97, not 15)
+within "ratio matched/unmatched = 2^$DEF" \
+	"$(awk -v m="$m" -v u="$u" 'BEGIN { printf "%.2f", m / (u ? u : 1) }')" $((1 << DEF)) 6
+# hits also count the probe's startup (exec, ld.so, libc, stack): ~150 on
+# x86_64, a constant, so a slack rather than a wider percentage
+STARTUP=256
+within "rule hits = its faults" "$(ctr comm=fpolicy0 hits)" "$m" 2 $STARTUP
 d=$(ctr default hits)
 [ "${d:-0}" -ge "$u" ] && ok "default hits count the unmatched faults ($d >= $u)" ||
 	fail "default hits: got '$d', want >= $u"
@@ -218,8 +223,8 @@ echo 0 > $MMT/stats
 "$FPM" "$F" > "$WORK/m"
 within "stats on: rule applies" "$(minflt "$WORK/m")" "$PAGES" 2
 within "stats on: counters see the narrowed windows (a call per page)" \
-	"$(sed -n 's/^fault_around_calls //p' $MMT/stats)" "$PAGES" 5
-within "stats on: the rule's pages are counted" "$(ctr comm=fpolicy0 pages)" "$PAGES" 2
+	"$(sed -n 's/^fault_around_calls //p' $MMT/stats)" "$PAGES" 5 $STARTUP
+within "stats on: the rule's pages are counted" "$(ctr comm=fpolicy0 pages)" "$PAGES" 2 $STARTUP
 echo 0 > $MMT/stats_enable
 "$FPM" "$F" > "$WORK/m"
 within "stats off, rules kept: rule still applies" "$(minflt "$WORK/m")" "$PAGES" 2
@@ -270,8 +275,16 @@ rc=$?
 sed 's/^/# /' "$WORK/tune.seq"
 [ $rc = 0 ] && ok "tune seq: exit 0" || fail "tune seq: exit $rc: $(tail -n 1 "$WORK/tune.err")"
 rec=$(sed -n 's/^recommendation: order \([0-9]*\).*/\1/p' "$WORK/tune.seq")
-[ -n "$rec" ] && [ "$rec" -ge 4 ] && ok "tune seq recommends a large order ($rec)" ||
+if [ -n "$rec" ] && [ "$rec" -ge 4 ]; then
+	ok "tune seq recommends a large order ($rec)"
+elif [ "$PSZ" -gt 4096 ] && [ -z "$rec" ] &&
+	grep -q '^recommendation: no significant difference' "$WORK/tune.seq"; then
+	# 64 MiB is only 1024 pages of 64 KiB: 1024 faults against 64 are
+	# within TCG's noise; what must not happen is a small order winning
+	ok "tune seq: no significant difference with $PSZ-byte pages (no small order recommended)"
+else
 	fail "tune seq: $(grep ^recommendation "$WORK/tune.seq")"
+fi
 f0=$(awk '$1 == "0*" { print $6 }' "$WORK/tune.seq")
 fm=$(awk -v m="$MAX" '$1 == m { print $6 }' "$WORK/tune.seq")
 [ "${f0:-0}" -gt $(( ${fm:-0} * 8 )) ] && ok "tune seq: faults at 0 ($f0) >> at $MAX ($fm)" ||
