@@ -112,14 +112,7 @@ static int build_run(struct mms_ctx *c, int threads, long block, struct mms_resu
 			failed == 2 ? " (non-zero exit)" : "");
 		return MMT_EXIT_FAIL;
 	}
-	r->minflt = m.minflt;
-	r->majflt = m.majflt;
-	r->seconds = m.seconds;
-	r->vm_pgfault = m.vm.pgfault;
-	r->vm_pgmajfault = m.vm.pgmajfault;
-	r->ops = (long long)threads * s->count;
-	r->unit = "procs/s";
-	r->throughput = m.seconds > 0 ? r->ops / m.seconds : 0;
+	mms_result_set(r, &m, (long long)threads * s->count, 1, "procs/s");
 	return 0;
 }
 

@@ -214,6 +214,7 @@ static int dio_run(struct mms_ctx *c, int threads, long block, struct mms_result
 	struct dio_arg *a = calloc(threads, sizeof(*a)), warm;
 	struct mms_meas m;
 	int err = 0;
+	long long bytes = 0;
 
 	if (!a)
 		return MMT_EXIT_FAIL;
@@ -234,9 +235,8 @@ static int dio_run(struct mms_ctx *c, int threads, long block, struct mms_result
 		mms_err("dio: could not start %d threads", threads);
 		return MMT_EXIT_FAIL;
 	}
-	r->ops = 0;
 	for (int t = 0; t < threads; t++) {
-		r->ops += a[t].bytes;
+		bytes += a[t].bytes;
 		if (a[t].err)
 			err = a[t].err;
 	}
@@ -245,14 +245,8 @@ static int dio_run(struct mms_ctx *c, int threads, long block, struct mms_result
 		mms_err("dio: O_DIRECT read from %s: %s", s->via, strerror(err));
 		return MMT_EXIT_FAIL;
 	}
-	r->minflt = m.minflt;
-	r->majflt = m.majflt;
-	r->seconds = m.seconds;
-	r->vm_pgfault = m.vm.pgfault;
-	r->vm_pgmajfault = m.vm.pgmajfault;
+	mms_result_set(r, &m, bytes, 1e6, "MB/s");
 	r->size = s->per_thread;
-	r->unit = "MB/s";
-	r->throughput = m.seconds > 0 ? r->ops / m.seconds / 1e6 : 0;
 	return 0;
 }
 

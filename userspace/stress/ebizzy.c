@@ -99,6 +99,7 @@ static int ebz_run(struct mms_ctx *c, int threads, long block, struct mms_result
 	struct ebz_arg *a = calloc(threads, sizeof(*a)), warm;
 	struct mms_meas m;
 	long misses = 0;
+	long long records = 0;
 
 	(void)block;
 	if (!a)
@@ -116,9 +117,8 @@ static int ebz_run(struct mms_ctx *c, int threads, long block, struct mms_result
 		mms_err("ebizzy: could not start %d threads", threads);
 		return MMT_EXIT_FAIL;
 	}
-	r->ops = 0;
 	for (int t = 0; t < threads; t++) {
-		r->ops += a[t].records;
+		records += a[t].records;
 		misses += a[t].misses;
 	}
 	free(a);
@@ -126,14 +126,8 @@ static int ebz_run(struct mms_ctx *c, int threads, long block, struct mms_result
 		mms_err("ebizzy: %ld searches failed (mmap or lookup)", misses);
 		return MMT_EXIT_FAIL;
 	}
-	r->minflt = m.minflt;
-	r->majflt = m.majflt;
-	r->seconds = m.seconds;
-	r->vm_pgfault = m.vm.pgfault;
-	r->vm_pgmajfault = m.vm.pgmajfault;
+	mms_result_set(r, &m, records, 1, "records/s");
 	r->size = s->poolsize;
-	r->unit = "records/s";
-	r->throughput = m.seconds > 0 ? r->ops / m.seconds : 0;
 	return 0;
 }
 

@@ -180,6 +180,7 @@ static int fm_run(struct mms_ctx *c, int threads, long block, struct mms_result 
 	volatile uint32_t sink = 0;
 	char *base;
 	int ret = 0;
+	long long ops = 0;
 
 	(void)block;
 	if (!a)
@@ -214,22 +215,13 @@ static int fm_run(struct mms_ctx *c, int threads, long block, struct mms_result 
 		ret = MMT_EXIT_FAIL;
 	}
 	munmap(base, len);
-	r->minflt = m.minflt;
-	r->majflt = m.majflt;
-	r->seconds = m.seconds;
-	r->vm_pgfault = m.vm.pgfault;
-	r->vm_pgmajfault = m.vm.pgmajfault;
-	r->size = s->per_thread;
-	r->ops = 0;
 	for (int t = 0; t < threads; t++)
-		r->ops += a[t].ops;
-	if (s->kind == FM_SPARSE) {
-		r->unit = "touches/s";
-		r->throughput = m.seconds > 0 ? r->ops / m.seconds : 0;
-	} else {
-		r->unit = "MB/s";
-		r->throughput = m.seconds > 0 ? r->ops / m.seconds / 1e6 : 0;
-	}
+		ops += a[t].ops;
+	if (s->kind == FM_SPARSE)
+		mms_result_set(r, &m, ops, 1, "touches/s");
+	else
+		mms_result_set(r, &m, ops, 1e6, "MB/s");
+	r->size = s->per_thread;
 	free(a);
 	return ret;
 }

@@ -174,17 +174,10 @@ static int mig_run(struct mms_ctx *c, int threads, long block, struct mms_result
 		mms_err("migrate: no page moved (%ld failed)", failed);
 		return MMT_EXIT_FAIL;
 	}
-	r->minflt = m.minflt;
-	r->majflt = m.majflt;
-	r->seconds = m.seconds;
-	r->vm_pgfault = m.vm.pgfault;
-	r->vm_pgmajfault = m.vm.pgmajfault;
+	mms_result_set(r, &m, r->ops * c->page, 1e6, "MB/s");	/* bytes migrated */
 	r->vm_pgmigrate_success = m.vm.pgmigrate_success;
 	r->vm_pgmigrate_fail = m.vm.pgmigrate_fail;
 	r->size = s->per_thread;
-	r->unit = "MB/s";
-	r->throughput = m.seconds > 0 ? r->ops * c->page / m.seconds / 1e6 : 0;
-	r->ops *= c->page;	/* bytes migrated */
 	return 0;
 }
 

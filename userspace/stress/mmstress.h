@@ -135,6 +135,12 @@ struct mms_snap {
 };
 void mms_snap_begin(struct mms_snap *s, int children);
 void mms_snap_end(const struct mms_snap *s, struct mms_meas *m);
+/*
+ * Record a measured phase in r: faults, seconds and vmstat fault deltas of
+ * m, ops, and throughput = ops / seconds / scale (scale 1e6 for MB/s).
+ */
+void mms_result_set(struct mms_result *r, const struct mms_meas *m,
+		    long long ops, double scale, const char *unit);
 
 /*
  * The test file.  mms_file_prepare() creates a temporary file in the

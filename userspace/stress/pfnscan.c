@@ -146,14 +146,8 @@ static int pfn_run(struct mms_ctx *c, int threads, long block, struct mms_result
 		mms_err("pfnscan: reading /proc/kpageflags: %s", strerror(err));
 		return MMT_EXIT_FAIL;
 	}
-	r->minflt = m.minflt;
-	r->majflt = m.majflt;
-	r->seconds = m.seconds;
-	r->vm_pgfault = m.vm.pgfault;
-	r->vm_pgmajfault = m.vm.pgmajfault;
+	mms_result_set(r, &m, r->ops, 1, "pages/s");
 	r->size = s->max_pfn * c->page;
-	r->unit = "pages/s";
-	r->throughput = m.seconds > 0 ? r->ops / m.seconds : 0;
 	return 0;
 }
 

@@ -312,6 +312,19 @@ void mms_snap_begin(struct mms_snap *s, int children)
 	s->t = mms_now();
 }
 
+void mms_result_set(struct mms_result *r, const struct mms_meas *m,
+		    long long ops, double scale, const char *unit)
+{
+	r->minflt = m->minflt;
+	r->majflt = m->majflt;
+	r->seconds = m->seconds;
+	r->vm_pgfault = m->vm.pgfault;
+	r->vm_pgmajfault = m->vm.pgmajfault;
+	r->ops = ops;
+	r->unit = unit;
+	r->throughput = m->seconds > 0 ? ops / m->seconds / scale : 0;
+}
+
 void mms_snap_end(const struct mms_snap *s, struct mms_meas *m)
 {
 	struct rusage ru;
