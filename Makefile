@@ -24,7 +24,7 @@ check:
 	tests/check.sh
 
 check-matrix:
-	tests/check-matrix.sh
+	tests/check-matrix.sh $(CELLS)
 
 style:
 	tests/style.sh "$(KDIR)"

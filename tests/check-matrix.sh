@@ -148,7 +148,13 @@ trap - EXIT
 find "$MX/debs" -maxdepth 1 -name '*.deb' -mtime +14 -delete 2>/dev/null
 find "$MX/x" -mindepth 1 -maxdepth 1 -type d -mtime +14 -exec rm -rf {} + 2>/dev/null
 
+wall=$(( $(date +%s) - t0 ))
+npass=$(awk '!/^#/ && $6 == "passed"' "$res" | wc -l)
+nchk=$(awk '!/^#/ { n += $9 } END { print n + 0 }' "$res")
+# one line for README (tests/matrix/readme-table.sh --update)
+echo "Run of $(date -u +%Y-%m-%d), $npass of $# cells passed ($nchk checks), ${wall} s wall time under TCG on $(nproc) host cores (mmtune $(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$TOP/dkms.conf"), $(git -C "$TOP" describe --always --dirty 2>/dev/null || echo "no git"))." \
+	> "$OUT/summary.txt"
 echo
-echo "# summary ($(( $(date +%s) - t0 ))s in all; results in tests/out/matrix/results.txt)"
+echo "# summary (${wall}s in all; results in tests/out/matrix/results.txt)"
 "$M/readme-table.sh" "$res"
 exit $bad

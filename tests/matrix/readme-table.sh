@@ -6,10 +6,35 @@
 # A row per kernel series, a column per arch; ppc64le's -64k flavour and the
 # hash-MMU boots share the ppc64le column. Each cell: the Debian version, then built / loaded /
 # passed / failed checks.
+#
+# --update README [RESULTS]: replace README's table, the lines between
+# "<!-- verified-on: begin" and "<!-- verified-on: end -->", with this one
+# and the run's date and wall time (a "# summary" line in RESULTS' dir's
+# summary.txt, written by check-matrix.sh).
 set -euo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+update=
+if [ "${1:-}" = --update ]; then
+	update=${2:?usage: readme-table.sh --update README [RESULTS]}
+	shift 2
+fi
 res=${1:-$TOP/tests/out/matrix/results.txt}
 [ -r "$res" ] || { echo "readme-table: no $res (run make check-matrix)" >&2; exit 1; }
+if [ -n "$update" ]; then
+	grep -q '^<!-- verified-on: begin' "$update" && grep -q '^<!-- verified-on: end -->' "$update" ||
+		{ echo "readme-table: no verified-on markers in $update" >&2; exit 1; }
+	tab=$(mktemp); trap 'rm -f "$tab"' EXIT
+	{
+		echo "<!-- verified-on: begin (tests/matrix/readme-table.sh --update README.md; do not edit) -->"
+		sum=$(cat "$(dirname "$res")/summary.txt" 2>/dev/null || true)
+		[ -z "$sum" ] || { echo "$sum"; echo; }
+		"$0" "$res"
+	} > "$tab"
+	awk -v tab="$tab" '/^<!-- verified-on: begin/ { while ((getline l < tab) > 0) print l; skip = 1; next }
+		/^<!-- verified-on: end -->/ { skip = 0 } !skip' "$update" > "$update.new"
+	mv "$update.new" "$update"
+	exit 0
+fi
 awk '
 /^#/ || NF < 11 { next }
 {
@@ -35,14 +60,16 @@ awk '
 	k = series SUBSEP col
 	if (k in cells) cells[k] = cells[k] "<br>" txt
 	else cells[k] = txt
-	if (!(series in seen)) { seen[series] = 1; order[++ns] = series }
+	seen[series] = 1
 }
 END {
 	print "| kernel (Debian) | x86_64 | arm64 | ppc64le |"
 	print "|---|---|---|---|"
 	split("x86_64 arm64 ppc64le", cols, " ")
+	ns = split("6.1 6.12 7", order, " ")	# oldest first, whatever order the cells ran in
 	for (i = 1; i <= ns; i++) {
 		s = order[i]
+		if (!(s in seen)) continue
 		name = s == "6.1" ? "6.1 (bookworm)" : s == "6.12" ? "6.12 (trixie)" : s == "7" ? "7.x (trixie-backports)" : s
 		line = "| " name
 		for (j = 1; j <= 3; j++) {
