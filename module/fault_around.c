@@ -412,6 +412,13 @@ static void fa_info(struct seq_file *m)
 
 	seq_printf(m, "fault_around: %s\n", fa_reason);
 	seq_printf(m, "fault_around_symbol: %s\n", fa_symbol);
+	/*
+	 * No symbol tells whether the kernel maps a whole large folio per
+	 * fault (7.x does in finish_fault and filemap_map_folio_range, and
+	 * its ext4 caches files in large folios), so say what holds on
+	 * every kernel rather than guess from the version.
+	 */
+	seq_puts(m, "order_scope: files in small folios (tmpfs without huge=); a file in large folios may be mapped a whole folio per fault\n");
 	if (!fa_ready) {
 		seq_puts(m, "loaded_order: unavailable\n");
 		return;

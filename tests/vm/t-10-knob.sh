@@ -31,7 +31,7 @@ expect_eq "insmod changes nothing" "$(kbytes)" "$ORIG"
 expect_eq "fault_around_order mode" "$(stat -c %a $MMT/fault_around_order)" 600
 expect_eq "info mode" "$(stat -c %a $MMT/info)" 400
 for k in arch page_size ptrs_per_pte max_order default_order loaded_order \
-	 fault_around_symbol pfn_valid; do
+	 fault_around_symbol order_scope pfn_valid; do
 	[ -n "$(info $k)" ] && ok "info has $k: $(info $k)" || fail "info lacks $k"
 done
 MAX=$(info max_order)
