@@ -150,9 +150,10 @@ find "$MX/x" -mindepth 1 -maxdepth 1 -type d -mtime +14 -exec rm -rf {} + 2>/dev
 
 wall=$(( $(date +%s) - t0 ))
 npass=$(awk '!/^#/ && $6 == "passed"' "$res" | wc -l)
+nunav=$(awk '!/^#/ && $6 == "unavailable"' "$res" | wc -l)
 nchk=$(awk '!/^#/ { n += $9 } END { print n + 0 }' "$res")
 # one line for README (tests/matrix/readme-table.sh --update)
-echo "Run of $(date -u +%Y-%m-%d), $npass of $# cells passed ($nchk checks), ${wall} s wall time under TCG on $(nproc) host cores (mmtune $(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$TOP/dkms.conf"), $(git -C "$TOP" describe --always --dirty 2>/dev/null || echo "no git"))." \
+echo "Run of $(date -u +%Y-%m-%d), $npass of $# cells passed, $nunav unavailable, $(( $# - npass - nunav )) failed ($nchk checks), ${wall} s wall time under TCG on $(nproc) host cores (mmtune $(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$TOP/dkms.conf"), $(git -C "$TOP" describe --always --dirty 2>/dev/null || echo "no git"))." \
 	> "$OUT/summary.txt"
 echo
 echo "# summary (${wall}s in all; results in tests/out/matrix/results.txt)"

@@ -47,7 +47,7 @@ awk '
 	else if (st == "unavailable") mark = "–"
 	else mark = "✗"
 	txt = mark flav
-	if (st == "unavailable") txt = txt " not on the mirror"
+	if (st == "unavailable") txt = txt " not on the mirror used (see below)"
 	else {
 		txt = txt " " ver
 		if (psz != "" && col == "ppc64le") txt = txt ", " psz / 1024 " KiB pages"
