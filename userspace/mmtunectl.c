@@ -1725,10 +1725,12 @@ static int cmd_tune(int argc, char **argv)
 		{ "repeat", required_argument, NULL, 'r' },
 		{ "apply", no_argument, NULL, 'a' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int orders[TUNE_MAX_ORDERS + 1], norders = 0, apply = 0, c, i, k, r, maxo, defo, cur, rc = 0;
+	int orders[TUNE_MAX_ORDERS + 1], norders = 0, apply = 0, json = 0, c, i, k, r, maxo, defo, cur, rc = 0;
+	char rec[256], applied[64] = "";
 	int best = -1, best_i = -1, cur_i = -1, done = 0, restored_rc;
 	long repeat = 5;
 	const char *orders_arg = NULL;
@@ -1740,7 +1742,7 @@ static int cmd_tune(int argc, char **argv)
 	char comm[16];
 	double med[TUNE_MAX_ORDERS + 1][3], spr[TUNE_MAX_ORDERS + 1][3];
 
-	while ((c = getopt_long(argc, argv, "+:o:r:avh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:r:avjh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': orders_arg = optarg; break;
 		case 'r':
@@ -1750,6 +1752,7 @@ static int cmd_tune(int argc, char **argv)
 			break;
 		case 'a': apply = 1; break;
 		case 'v': t.verbose = 1; break;
+		case 'j': json = 1; break;
 		case 'h': printf("%s\n%s", find_verb("tune")->usage, find_verb("tune")->help); return 0;
 		default: return bad_opt("tune", c, argv);
 		}
@@ -1878,57 +1881,90 @@ static int cmd_tune(int argc, char **argv)
 		if (best_i < 0 || med[i][0] < med[best_i][0])
 			best_i = i;
 	}
-	printf("tune: ");
-	print_cmd(stdout, t.cmd);
-	printf("\n%ld runs per order, interleaved; medians, spread = interquartile range;\n"
-	       "* = the order the command gets now\n", repeat);
-	printf("%-6s %9s %8s %9s %8s %12s %8s\n", "order", "wall_s", "spread", "cpu_s", "spread",
-	       "minor_faults", "spread");
-	for (i = 0; i < norders; i++) {
-		char o[16];
-
-		snprintf(o, sizeof(o), "%d%s", orders[i], i == cur_i ? "*" : "");
-		printf("%-6s %9.3f %8.3f %9.3f %8.3f %12.0f %8.0f\n", o, med[i][0], spr[i][0],
-		       med[i][1], spr[i][1], med[i][2], spr[i][2]);
-	}
 	if (cur_i >= 0 && best_i != cur_i && repeat >= 2 &&
 	    med[cur_i][0] - med[best_i][0] > (spr[cur_i][0] > spr[best_i][0] ? spr[cur_i][0] : spr[best_i][0])) {
 		best = orders[best_i];
-		printf("recommendation: order %d (wall %.3f s vs %.3f s at order %d, %+.0f%%; minor faults %.0f vs %.0f)\n",
-		       best, med[best_i][0], med[cur_i][0], cur,
-		       100 * (med[best_i][0] - med[cur_i][0]) / med[cur_i][0], med[best_i][2], med[cur_i][2]);
+		snprintf(rec, sizeof(rec),
+			 "order %d (wall %.3f s vs %.3f s at order %d, %+.0f%%; minor faults %.0f vs %.0f)",
+			 best, med[best_i][0], med[cur_i][0], cur,
+			 100 * (med[best_i][0] - med[cur_i][0]) / med[cur_i][0], med[best_i][2], med[cur_i][2]);
 	} else if (repeat < 2) {
-		printf("recommendation: no significant difference (one run per order has no spread: use --repeat 5)\n");
+		snprintf(rec, sizeof(rec),
+			 "no significant difference (one run per order has no spread: use --repeat 5)");
 	} else if (best_i == cur_i) {
-		printf("recommendation: no significant difference (the order now, %d, is the fastest)\n", cur);
+		snprintf(rec, sizeof(rec), "no significant difference (the order now, %d, is the fastest)", cur);
 	} else {
-		printf("recommendation: no significant difference (the fastest, order %d, is within the spread of order %d)\n",
-		       orders[best_i], cur);
+		snprintf(rec, sizeof(rec),
+			 "no significant difference (the fastest, order %d, is within the spread of order %d)",
+			 orders[best_i], cur);
+	}
+
+	if (apply && best >= 0) {
+		struct prule *all = calloc(PRULES_MAX + 1, sizeof(*all));
+		int m = 1;
+
+		if (!all) {
+			rc = lib_fail(MMT_EIO);
+			goto out;
+		}
+		snprintf(all[0].match, sizeof(all[0].match), "comm=%s", comm);
+		snprintf(all[0].order, sizeof(all[0].order), "%d", best);
+		for (i = 0; i < t.nkeep; i++)
+			if (strcmp(keep[i].match, all[0].match))
+				all[m++] = keep[i];
+		rc = write_rules(all, m);
+		if (!rc)
+			snprintf(applied, sizeof(applied), "comm=%s order=%d", comm, best);
+		free(all);
+	} else if (apply) {
+		fprintf(stderr, PROG ": --apply: nothing to apply\n");
+	}
+
+	if (json) {
+		printf("{\"command\":[");
+		for (i = 0; t.cmd[i]; i++) {
+			printf(i ? "," : "");
+			mmt_json_str(stdout, t.cmd[i]);
+		}
+		printf("],\"repeat\":%ld,\"current_order\":%d,\"orders\":[", repeat, cur);
+		for (i = 0; i < norders; i++)
+			printf("%s{\"order\":%d,\"current\":%s,\"wall_s\":%.6f,\"wall_s_spread\":%.6f,"
+			       "\"cpu_s\":%.6f,\"cpu_s_spread\":%.6f,\"minor_faults\":%.0f,"
+			       "\"minor_faults_spread\":%.0f}",
+			       i ? "," : "", orders[i], i == cur_i ? "true" : "false", med[i][0], spr[i][0],
+			       med[i][1], spr[i][1], med[i][2], spr[i][2]);
+		printf("],\"recommended_order\":");
+		if (best >= 0)
+			printf("%d", best);
+		else
+			printf("null");
+		printf(",\"recommendation\":");
+		mmt_json_str(stdout, rec);
+		printf(",\"applied\":");
+		if (applied[0])
+			mmt_json_str(stdout, applied);
+		else
+			printf("null");
+		printf("}\n");
+	} else {
+		printf("tune: ");
+		print_cmd(stdout, t.cmd);
+		printf("\n%ld runs per order, interleaved; medians, spread = interquartile range;\n"
+		       "* = the order the command gets now\n", repeat);
+		printf("%-6s %9s %8s %9s %8s %12s %8s\n", "order", "wall_s", "spread", "cpu_s", "spread",
+		       "minor_faults", "spread");
+		for (i = 0; i < norders; i++) {
+			char o[16];
+
+			snprintf(o, sizeof(o), "%d%s", orders[i], i == cur_i ? "*" : "");
+			printf("%-6s %9.3f %8.3f %9.3f %8.3f %12.0f %8.0f\n", o, med[i][0], spr[i][0],
+			       med[i][1], spr[i][1], med[i][2], spr[i][2]);
+		}
+		printf("recommendation: %s\n", rec);
+		if (applied[0])
+			printf("applied: %s\n", applied);
 	}
 	fflush(stdout);
-
-	if (apply) {
-		if (best < 0) {
-			fprintf(stderr, PROG ": --apply: nothing to apply\n");
-		} else {
-			struct prule *all = calloc(PRULES_MAX + 1, sizeof(*all));
-			int m = 1;
-
-			if (!all) {
-				rc = lib_fail(MMT_EIO);
-				goto out;
-			}
-			snprintf(all[0].match, sizeof(all[0].match), "comm=%s", comm);
-			snprintf(all[0].order, sizeof(all[0].order), "%d", best);
-			for (i = 0; i < t.nkeep; i++)
-				if (strcmp(keep[i].match, all[0].match))
-					all[m++] = keep[i];
-			rc = write_rules(all, m);
-			if (!rc)
-				printf("applied: comm=%s order=%d\n", comm, best);
-			free(all);
-		}
-	}
 out:
 	if (t.errfd >= 0)
 		close(t.errfd);
@@ -2003,7 +2039,7 @@ static const struct verb verbs[] = {
 	  "  --json           show: one JSON object\n"
 	  "Rules are checked before anything is written; a write is all or nothing.\n" },
 	{ "tune", cmd_tune,
-	  "usage: " PROG " tune [--orders LIST] [--repeat N] [--apply] [--verbose] -- COMMAND [ARGS]",
+	  "usage: " PROG " tune [--orders LIST] [--repeat N] [--apply] [--verbose] [--json] -- COMMAND [ARGS]",
 	  "Run COMMAND once per order per round, rounds interleaved, each run under\n"
 	  "a pid= rule for that process alone (the rest of the machine keeps its\n"
 	  "order; processes COMMAND starts are not covered), and print per order the\n"
@@ -2018,7 +2054,9 @@ static const struct verb verbs[] = {
 	  "  --repeat N       rounds (1..100, default 5)\n"
 	  "  --apply          install 'comm=NAME order=N' for the recommendation\n"
 	  "  --verbose        let COMMAND's output through (default: stdout dropped,\n"
-	  "                   stderr shown only if it fails)\n" },
+	  "                   stderr shown only if it fails)\n"
+	  "  --json           one JSON object: the command, per order medians and\n"
+	  "                   spreads, recommended_order (null: none) and applied\n" },
 	{ "help", cmd_help, "usage: " PROG " help [VERB]", "Show help for " PROG " or for VERB.\n" },
 };
 

@@ -311,6 +311,30 @@ grep -q "^recommendation: order $MAX " "$WORK/tune.sp" &&
 	fail "tune sparse recommends the largest order" ||
 	ok "tune sparse does not recommend the largest order ($(grep ^recommendation "$WORK/tune.sp" | cut -c17-60))"
 
+# --json: one object, the same fields (python3 checks it where there is one)
+"$CTL" tune --orders 0,$MAX --repeat 2 --json -- "$MMS" sparse -s 16M -r 1 --warmup 0 -f "$S" -q \
+	> "$WORK/tune.json" 2> "$WORK/tune.err"
+expect_eq "tune --json: exit 0" "$?" 0
+expect_eq "tune --json: one line" "$(wc -l < "$WORK/tune.json")" 1
+J=$(cat "$WORK/tune.json")
+case $J in
+'{"command":["'*'"orders":[{"order":0,'*'{"order":'$DEF',"current":true,'*'"recommended_order":'*'"applied":null}')
+	ok "tune --json: command, orders 0 and $DEF (current), recommendation, nothing applied" ;;
+*) fail "tune --json: '$J'" ;;
+esac
+if command -v python3 > /dev/null; then
+	check "tune --json parses: 3 orders, one current, rules left as they were" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+o = d["orders"]
+assert [x["order"] for x in o] == [0, int(sys.argv[2]), int(sys.argv[3])], o
+assert [x["order"] for x in o if x["current"]] == [int(sys.argv[2])]
+assert all(x["minor_faults"] > 0 and x["wall_s"] > 0 for x in o)
+assert d["recommended_order"] is None or d["recommended_order"] in (0, int(sys.argv[3]))
+assert d["command"][1] == "sparse" and d["repeat"] == 2' "$WORK/tune.json" "$DEF" "$MAX"
+fi
+expect_eq "tune --json leaves no rule" "$(rules)" ""
+
 # Ctrl-C in the middle: rules and order as before
 pwrite "comm=fpolicy0 order=1" > /dev/null
 echo 2 > $MMT/fault_around_order
