@@ -49,32 +49,8 @@ for t in "${tests[@]}"; do
 	head -n 1 "$t" | grep -q bash && interp=bash
 	timeout -k 10 "${MMT_TEST_TIMEOUT:-600}" "$interp" "$t" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
-	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
-		fail "$name: timed out after ${MMT_TEST_TIMEOUT:-600}s"
-	elif ! grep -qE '^(not )?ok - ' "$log"; then
-		fail "$name: ran no check (exit status $rc)"
-	elif [ "$rc" != 0 ] && ! grep -q '^not ok - ' "$log"; then
-		fail "$name: exit status $rc"
-	fi
-	echo "# $name: $(( $(date +%s) - start ))s"
-	if [ -d /sys/module/mmtune ]; then
-		echo "# $name left mmtune loaded: unloading"
-		rmmod mmtune 2>&1 | sed 's/^/# /'
-	fi
+	suite_verdict "$name" "$rc" "$log" "$start"
 done
 
-# The kernel log since the mark (all of it if the mark scrolled away).
-dmesg > /var/tmp/mmt-dmesg.all
-if grep -qF "$mark" /var/tmp/mmt-dmesg.all; then
-	awk -v m="$mark" 'on; index($0, m) { on = 1 }' /var/tmp/mmt-dmesg.all > /var/tmp/mmt-dmesg
-else
-	cp /var/tmp/mmt-dmesg.all /var/tmp/mmt-dmesg
-fi
-bad=$(grep -E '\bWARNING\b|\bBUG\b|Oops|Call Trace|general protection' /var/tmp/mmt-dmesg | head -n 1)
-if [ -z "$bad" ]; then
-	ok "dmesg clean"
-else
-	fail "dmesg clean: $bad"
-fi
-sed 's/^/dmesg| /' /var/tmp/mmt-dmesg
+dmesg_verdict "$mark"
 echo mmtune-guest-done

@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Sourced by every tests/vm/t-*.sh inside the guest.
+# Sourced by every tests/vm/t-*.sh inside the guest, and by the runners
+# (tests/vm/guest.sh, tests/matrix/init.sh) for their verdicts.
 # Each check prints exactly one line, "ok - NAME" or "not ok - NAME: why";
 # the host counts these lines and prints "N passed, N failed".
 
@@ -49,3 +50,39 @@ load_module() { insmod "$MMT_TOP/module/mmtune.ko" "$@"; }
 unload_module() { rmmod mmtune 2>/dev/null; true; }
 
 mount_debugfs() { mountpoint -q $DBG || mount -t debugfs none $DBG; }
+
+# --- the runners' verdicts (tests/vm/guest.sh under vng, tests/matrix/init.sh
+# in the matrix's busybox guests)
+
+# suite_verdict NAME RC LOG START: a suite's failures are its own checks';
+# this adds one for a timeout, a suite that ran no check, or one that
+# failed without saying which check. Then its time; mmtune left loaded is
+# unloaded.
+suite_verdict() {
+	if [ "$2" = 124 ] || [ "$2" = 137 ] || [ "$2" = 143 ]; then
+		fail "$1: timed out after ${MMT_TEST_TIMEOUT:-600}s"
+	elif ! grep -qE '^(not )?ok - ' "$3"; then
+		fail "$1: ran no check (exit status $2)"
+	elif [ "$2" != 0 ] && ! grep -q '^not ok - ' "$3"; then
+		fail "$1: exit status $2"
+	fi
+	echo "# $1: $(( $(date +%s) - $4 ))s"
+	if [ -d /sys/module/mmtune ]; then
+		echo "# $1 left mmtune loaded: unloading"
+		rmmod mmtune 2>&1 | sed 's/^/# /'
+	fi
+}
+
+# dmesg_verdict MARK: the kernel log since MARK (all of it if MARK scrolled
+# away) has no WARNING, BUG, Oops, call trace or GPF; printed as "dmesg| ".
+dmesg_verdict() {
+	dmesg > /var/tmp/mmt-dmesg.all
+	if grep -qF "$1" /var/tmp/mmt-dmesg.all; then
+		awk -v m="$1" 'on; index($0, m) { on = 1 }' /var/tmp/mmt-dmesg.all > /var/tmp/mmt-dmesg
+	else
+		cp /var/tmp/mmt-dmesg.all /var/tmp/mmt-dmesg
+	fi
+	_bad=$(grep -E '\bWARNING\b|\bBUG\b|Oops|Call Trace|general protection' /var/tmp/mmt-dmesg | head -n 1)
+	if [ -z "$_bad" ]; then ok "dmesg clean"; else fail "dmesg clean: $_bad"; fi
+	sed 's/^/dmesg| /' /var/tmp/mmt-dmesg
+}
