@@ -1,0 +1,145 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# tests/bench-lib.sh: what tests/bench.sh and tests/bench-policy.sh share.
+# Sourced; the caller sets TOP, ROUNDS, SECS, MB and CONFIGS.
+#
+# In the guest: bench_mount_file prepares the cached tmpfs file and prints
+# the "# guest:" line; bench_rounds runs faultbench under each
+# configuration, interleaved (the order rotates every round), calling the
+# caller's setup CONFIG / teardown CONFIG around each run.
+# On the host: bench_vm SCRIPT builds the module and faultbench and runs
+# SCRIPT --guest DIR in one VM (sets $KVER and $dir, the raw lines in
+# $dir/raw.txt); bench_table prints the markdown table of a raw file;
+# bench_write OUT SECTION HEAD puts SECTION into OUT, newest run first.
+
+BENCH_F=/var/tmp/bench-shm/f
+
+# bench_mount_file: a $MB MiB file on tmpfs without huge pages
+bench_mount_file() {
+	mkdir -p /var/tmp/bench-shm
+	mount -t tmpfs -o size=$((MB + 16))m,huge=never bench /var/tmp/bench-shm
+	dd if=/dev/zero of=$BENCH_F bs=1M count="$MB" status=none
+	rmmod mmtune 2>/dev/null
+	echo "# guest: $(uname -r), $(nproc) cpus, clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+	echo "# fault_around_bytes $(cat /sys/kernel/debug/fault_around_bytes)"
+}
+
+# bench_rounds DIR: a warm-up pass, then CSV lines
+# round,config,faults,pages,seconds,faults_per_s,pages_per_s
+bench_rounds() {
+	local dir=$1 r c i out cfgs n
+	read -r -a cfgs <<< "$CONFIGS"
+	n=${#cfgs[@]}
+	"$dir/faultbench" $BENCH_F 2 > /dev/null
+	echo "round,config,faults,pages,seconds,faults_per_s,pages_per_s"
+	for r in $(seq 1 "$ROUNDS"); do
+		for i in $(seq 0 $((n - 1))); do
+			c=${cfgs[$(( (i + r - 1) % n ))]}	# rotated every round
+			if setup "$c"; then
+				out=($("$dir/faultbench" $BENCH_F "$SECS"))
+				echo "$r,$c,${out[1]},${out[3]},${out[5]},${out[7]},${out[9]}"
+			else
+				echo "# round $r: $c could not be set up"
+			fi
+			teardown "$c"
+		done
+	done
+	umount /var/tmp/bench-shm
+}
+
+# bench_vm SCRIPT: one VM run of SCRIPT --guest DIR
+bench_vm() {
+	local name
+	name=$(basename "$1" .sh)
+	KVER=$(cd /lib/modules && ls -d 6.1.*-amd64 2>/dev/null | sort -V | tail -n 1)
+	make -s -C "$TOP" module KDIR="/lib/modules/$KVER/build" > /dev/null ||
+		{ echo "$name: module build failed" >&2; exit 1; }
+	# /tmp is seen by the guest (an overlay of the host's /tmp)
+	dir=$(mktemp -d "/tmp/mmt-$name.XXXXXX")
+	trap 'rm -rf "$dir"' EXIT
+	cc -O2 -o "$dir/faultbench" "$TOP/bench/faultbench.c" || exit 1
+	echo "# $name: $ROUNDS rounds x {$CONFIGS} x ${SECS}s, ${MB} MiB file, kernel $KVER" >&2
+	"$TOP/tests/vm/vng.sh" --timeout 3000 -- env MMT_BENCH_ROUNDS="$ROUNDS" \
+		MMT_BENCH_SECONDS="$SECS" MMT_BENCH_MB="$MB" "$1" --guest "$dir" \
+		> "$dir/raw.txt" 2> "$dir/console.txt"
+	grep -q mmtune-bench-done "$dir/raw.txt" || {
+		echo "$name: the guest did not finish:" >&2
+		tail -n 20 "$dir/raw.txt" "$dir/console.txt" >&2
+		exit 1
+	}
+}
+
+# bench_table RAW: per configuration the median faults/s, min..max, the
+# interquartile range in % of the median, the ratio of medians to a, and
+# the median (min..max) of each run's ratio to a of the same round (the
+# host's load drifts between rounds)
+bench_table() {
+	awk -F, -v configs="$CONFIGS" '
+	function sort(a, n,   i, j, t) {
+		for (i = 2; i <= n; i++)
+			for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+	}
+	function q(a, n, p,   x, i) {	# linear-interpolated quantile
+		x = 1 + (n - 1) * p; i = int(x)
+		return i >= n ? a[n] : a[i] + (x - i) * (a[i + 1] - a[i])
+	}
+	/^[0-9]+,/ { n[$2]++; v[$2, n[$2]] = $6; r[$1, $2] = $6; rounds[$1] = 1 }
+	END {
+		nc = split(configs, cs, " ")
+		printf "| config | runs | median faults/s | min..max | IQR %% of median | ratio to a | same-round ratio to a, median (min..max) |\n"
+		printf "|---|---|---|---|---|---|---|\n"
+		for (k = 1; k <= nc; k++) {
+			c = cs[k]
+			if (!n[c]) { printf "| %s | 0 | - | - | - | - | - |\n", c; continue }
+			delete s
+			for (i = 1; i <= n[c]; i++) s[i] = v[c, i]
+			sort(s, n[c])
+			med[c] = q(s, n[c], 0.5)
+			iqr = q(s, n[c], 0.75) - q(s, n[c], 0.25)
+			delete p; np = 0
+			for (rd in rounds)
+				if ((rd, c) in r && (rd, "a") in r && r[rd, "a"] > 0)
+					p[++np] = r[rd, c] / r[rd, "a"]
+			sort(p, np)
+			printf "| %s | %d | %.0f | %.0f..%.0f | %.1f | %s | %s |\n", c, n[c], med[c],
+				s[1], s[n[c]], 100 * iqr / med[c],
+				med["a"] ? sprintf("%.3f", med[c] / med["a"]) : "-",
+				np ? sprintf("%.3f (%.3f..%.3f)", q(p, np, 0.5), p[1], p[np]) : "-"
+		}
+	}' "$1"
+}
+
+# bench_write OUT TITLE INTRO: a dated section (TITLE, INTRO lines, the
+# table, the raw runs) into OUT after its head (everything before the first
+# dated "## "), newest first; OUT is created with the head HEAD if missing
+# (HEAD from $BENCH_HEAD). Also printed.
+bench_write() {
+	local out=$1 title=$2 intro=$3
+	{
+		echo "## $(date -u +%Y-%m-%d) — $title under TCG ($(grep -m1 '^# guest' "$dir/raw.txt" | sed 's/^# guest: //'))"
+		echo
+		echo "$ROUNDS rounds, configurations interleaved (order rotated each round), ${SECS} s each,"
+		echo "$intro"
+		echo
+		bench_table "$dir/raw.txt"
+		echo
+		echo '<details><summary>raw runs</summary>'
+		echo
+		echo '```'
+		grep -vE '^mmtune-bench-done' "$dir/raw.txt"
+		echo '```'
+		echo '</details>'
+		echo
+	} > "$dir/section.md"
+	cat "$dir/section.md"
+	if [ -f "$out" ]; then
+		awk -v sec="$dir/section.md" '
+			!done && /^## [0-9]/ { while ((getline l < sec) > 0) print l; done = 1 }
+			{ print }
+			END { if (!done) while ((getline l < sec) > 0) print l }' "$out" > "$dir/new.md" &&
+			cp "$dir/new.md" "$out"
+	else
+		{ echo "$BENCH_HEAD"; echo; cat "$dir/section.md"; } > "$out"
+	fi
+	echo "# written to $out" >&2
+}
