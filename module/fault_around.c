@@ -278,8 +278,8 @@ static int find_accessors(void)
 	u64 before, after;
 	int ret;
 
-	fa_get = (attr_get_t)mmtune_lookup_func("fault_around_bytes_get");
-	fa_set = (attr_set_t)mmtune_lookup_func("fault_around_bytes_set");
+	fa_get = (attr_get_t)mmtune_lookup_callable("fault_around_bytes_get");
+	fa_set = (attr_set_t)mmtune_lookup_callable("fault_around_bytes_set");
 	if (!fa_get || !fa_set) {
 		fa_get = NULL;
 		fa_set = NULL;

@@ -240,8 +240,9 @@ static void notrace set_pte_entry(struct mmtune_hook *h, unsigned long pip,
 	if (!from_fault_around(pip))
 		return;
 	hook_fired(h);
+	/* nr is an unsigned int: the register's upper half is not ours */
 	if (set_pte_nr_arg >= 0)
-		nr = mmtune_fregs_arg(fregs, set_pte_nr_arg);
+		nr = (u32)mmtune_fregs_arg(fregs, set_pte_nr_arg);
 	if (READ_ONCE(count_on))
 		mmtune_ctr_add(MMT_CTR_FA_MAPPED, nr);
 	if (READ_ONCE(policy_on))
@@ -326,6 +327,7 @@ static int notrace lat_return(struct kretprobe_instance *ri,
 NOKPROBE_SYMBOL(lat_return);
 
 static struct kretprobe lat_krp;	/* filled by place_hook() */
+static unsigned long lat_missed_before;	/* misses of earlier placements */
 
 /* ---- the table ---- */
 
@@ -398,25 +400,6 @@ static bool fault_counted_by_latency;
 
 /* ---- resolving symbols ---- */
 
-/* The size of the function at @addr, from "name+0x0/0xsize". */
-static unsigned long func_size(unsigned long addr)
-{
-	char buf[KSYM_SYMBOL_LEN];
-	unsigned long size;
-	char *slash, *end;
-
-	sprint_symbol(buf, addr);
-	slash = strchr(buf, '/');
-	if (!slash)
-		return 0;
-	end = strchr(slash, ' ');
-	if (end)
-		*end = '\0';
-	if (kstrtoul(slash + 1, 16, &size))
-		return 0;
-	return size;
-}
-
 /* A renamed copy of @name (e.g. "name.isra.0"), or NULL. */
 static const char *renamed_copy(const char *name, char *buf, size_t len)
 {
@@ -457,7 +440,7 @@ static void resolve_hook(struct mmtune_hook *h)
 					 h->symbol);
 		return;
 	}
-	h->size = func_size(h->addr);
+	h->size = mmtune_symbol_size(h->addr);
 	if (!h->size) {
 		hook_unavailable(h, "size of %s unknown", h->symbol);
 		return;
@@ -473,7 +456,7 @@ static void add_caller(const char *name)
 	if (!addr || nr_fa_callers >= ARRAY_SIZE(fa_callers))
 		return;
 	fa_callers[nr_fa_callers].start = addr;
-	fa_callers[nr_fa_callers].size = func_size(addr);
+	fa_callers[nr_fa_callers].size = mmtune_symbol_size(addr);
 	if (fa_callers[nr_fa_callers].size)
 		nr_fa_callers++;
 }
@@ -526,7 +509,7 @@ int mmtune_hooks_init(void)
 
 	/* Our own function: a module symbol, so not mmtune_lookup_func(). */
 	st->addr = (unsigned long)mmtune_selftest_target;
-	st->size = func_size(st->addr);
+	st->size = mmtune_symbol_size(st->addr);
 	st->resolved = st->size != 0;
 	st->state = st->resolved ? MMT_HOOK_OFF : MMT_HOOK_UNAVAILABLE;
 	if (!st->resolved)
@@ -586,6 +569,10 @@ static void remove_hook(struct mmtune_hook *h)
 	case MMT_MECH_KRETPROBE:
 		/* waits until no handler runs; pending returns skip us */
 		unregister_kretprobe(h->krp);
+		/* the next placement starts from 0: keep the count monotonic */
+		lat_missed_before += h->krp->nmissed + h->krp->kp.nmissed;
+		h->krp->nmissed = 0;
+		h->krp->kp.nmissed = 0;
 		break;
 	}
 	h->placed = false;
@@ -1033,9 +1020,20 @@ bool mmtune_hooks_latency_classified(void)
 	return hooks[MMT_HOOK_FAULT_AROUND].state != MMT_HOOK_UNAVAILABLE;
 }
 
+/*
+ * Entries of handle_mm_fault the kretprobe skipped since load: no free
+ * instance (nmissed), or hit while another kprobe ran (kp.nmissed).  Each
+ * is one fault neither timed nor counted by lat_entry.  Monotonic.
+ */
 unsigned long mmtune_hooks_latency_missed(void)
 {
-	return READ_ONCE(lat_krp.nmissed);
+	unsigned long n;
+
+	mutex_lock(&hooks_lock);
+	n = lat_missed_before + READ_ONCE(lat_krp.nmissed) +
+	    READ_ONCE(lat_krp.kp.nmissed);
+	mutex_unlock(&hooks_lock);
+	return n;
 }
 
 static const char *const state_names[] = {

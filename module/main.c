@@ -35,6 +35,7 @@ static int info_show(struct seq_file *m, void *v)
 	seq_printf(m, "max_order: %u\n", mmtune_max_order());
 	seq_printf(m, "default_order: %u\n", mmtune_default_order());
 	seq_printf(m, "pfn_valid: %s\n", mmtune_pfn_valid_kind());
+	mmtune_symbols_info(m);
 	for (i = 0; i < features_up; i++)
 		if (features[i]->info)
 			features[i]->info(m);
@@ -78,10 +79,12 @@ static int __init mmtune_init(void)
 			goto unwind;
 		}
 	}
+	mmtune_symbols_done();
 	debugfs_create_file("info", 0400, mmtune_dir, NULL, &info_fops);
 	return 0;
 
 unwind:
+	mmtune_symbols_done();
 	debugfs_remove_recursive(mmtune_dir);
 	features_down();
 	return ret;

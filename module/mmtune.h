@@ -28,9 +28,13 @@ struct mmtune_feature {
 
 /* symbols.c: kernel symbols the kernel does not export to modules. */
 int mmtune_symbols_init(void);
+void mmtune_symbols_done(void);
+void mmtune_symbols_info(struct seq_file *m);
 unsigned long mmtune_lookup_name(const char *name);
 unsigned long mmtune_lookup_func(const char *name);
+unsigned long mmtune_lookup_callable(const char *name);
 bool mmtune_symbol_is(unsigned long addr, const char *name, bool at_start);
+unsigned long mmtune_symbol_size(unsigned long addr);
 bool mmtune_in_kernel_text(unsigned long addr);
 bool mmtune_in_kernel_data(unsigned long addr);
 

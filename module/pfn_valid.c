@@ -248,7 +248,7 @@ static void pfv_memblock_init(void)
 {
 	unsigned long mb = mmtune_lookup_name("memblock");
 
-	pfv_mb_overlaps = (pfv_overlaps_t)mmtune_lookup_func("memblock_overlaps_region");
+	pfv_mb_overlaps = (pfv_overlaps_t)mmtune_lookup_callable("memblock_overlaps_region");
 	if (!pfv_mb_overlaps || !mmtune_symbol_is(mb, "memblock", true) ||
 	    !mmtune_in_kernel_data(mb)) {
 		pr_info("pfn_valid: memblock strategy off: memblock/memblock_overlaps_region not found\n");

@@ -108,6 +108,8 @@ static int stats_show(struct seq_file *m, void *v)
 		return -ENOMEM;
 	mutex_lock(&stats_lock);
 	stats_since_reset(s);
+	/* faults the kretprobe missed are faults all the same */
+	s->ctr[MMT_CTR_FAULTS] += mmtune_hooks_latency_missed() - base_missed;
 	mutex_unlock(&stats_lock);
 	for (i = 0; i < MMT_CTR_NR; i++) {
 		if (!ctr_names[i])
@@ -180,14 +182,10 @@ static ssize_t enable_write(struct file *file, const char __user *ubuf,
 	if (ret)
 		return ret;
 	mutex_lock(&stats_lock);
-	if (on) {
-		/* the kretprobe starts again from nmissed 0 */
-		if (!mmtune_hooks_enabled())
-			base_missed = 0;
+	if (on)
 		ret = mmtune_hooks_enable();
-	} else {
+	else
 		mmtune_hooks_disable();
-	}
 	mutex_unlock(&stats_lock);
 	if (ret)
 		return ret;

@@ -2,46 +2,83 @@
 /*
  * mmtune: resolving kernel symbols that are not exported.
  *
- * kallsyms_lookup_name() is not exported since 5.7.  Its address is found
- * by registering (and at once unregistering) a kprobe on it: the kprobe
- * core resolves the name through kallsyms for us.
+ * kallsyms_lookup_name() is not exported since 5.7, and calling it through
+ * a pointer is not an option either: objtool "seals" every function whose
+ * address the kernel never takes, and kallsyms_lookup_name is one of them.
+ * On an x86 kernel built with IBT its ENDBR64 is overwritten with a NOP at
+ * boot, and an indirect call to it raises #CP on a CPU that enforces IBT.
  *
- * The kprobe's address is not always the function's entry:
- *   - x86 with IBT: kprobes skip the ENDBR64 landing pad, so kp.addr is
- *     entry + 4.  An indirect call to entry + 4 has no ENDBR at its target
- *     and faults (#CP) on CPUs that enforce IBT.
- *   - ppc64 ELFv2: kprobes use the local entry point, past the two
- *     instructions that set up r2 (the TOC) from r12.  Calling it from a
- *     module leaves the module's TOC in r2 and the function then oopses.
- * Both are repaired the same way, and without any per-arch knowledge:
- * sprint_symbol() gives "name+off/size" for kp.addr from the kernel's own
- * symbol table, and kp.addr - off is the symbol's value, i.e. the global
- * entry point that an ordinary indirect call targets (ENDBR on x86, TOC
- * setup from r12 on ppc64; the compiler loads r12 for indirect calls).
- * We only accept it when the symbol there is exactly kallsyms_lookup_name.
+ * So no name is looked up by calling kallsyms ourselves.  The kprobe layer
+ * does it for us: register_kprobe() with .symbol_name resolves the name
+ * (kprobe_lookup_name, kallsyms_lookup_size_offset, then the arch's entry
+ * adjustment) and stores the result in kp.addr before any other check, so
+ * kp.addr is set also when the registration then fails (a data symbol such
+ * as max_pfn, a kprobe-blacklisted function).  The probe is registered
+ * disabled, so nothing is ever armed; the successful registrations are
+ * undone together by mmtune_symbols_done() (one RCU grace period for all).
+ *
+ * kp.addr is not always the symbol's value:
+ *   - x86 with IBT: kprobes skip the ENDBR64 (or its sealed NOP), so kp.addr
+ *     is entry + 4;
+ *   - ppc64 ELFv2: kprobes use the local entry point (or the ftrace call),
+ *     past the two instructions that set up r2 (the TOC) from r12.
+ * Both are undone without any per-arch knowledge: sprint_symbol() gives
+ * "name+off/size" for kp.addr from the kernel's own symbol table, and
+ * kp.addr - off is the symbol's value.  It is accepted only when the name
+ * there is exactly the one asked for (see resolve()).
+ *
+ * A function the module calls through a pointer must also be a valid
+ * indirect-branch target: mmtune_lookup_callable() checks its entry bytes
+ * on an IBT kernel and records the result for info.
  */
 #include <linux/kernel.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
+#include <linux/list.h>
+#include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/uaccess.h>
 
 #include "mmtune.h"
-
-typedef unsigned long (*kallsyms_lookup_name_t)(const char *name);
-static kallsyms_lookup_name_t lookup_name_fn;
 
 /* The core kernel's text and data, from kallsyms (not exported either). */
 static unsigned long stext, etext, sdata, edata_end;
 
 /*
+ * Look-ups made while the module initialises, kept until
+ * mmtune_symbols_done(): the same name is asked for more than once, and
+ * each look-up walks kallsyms (slow under emulation).
+ */
+struct mmt_sym {
+	struct list_head list;
+	struct kprobe kp;	/* registered (disabled) if .addr is set */
+	unsigned long value;	/* 0: not found or refused */
+	char name[];
+};
+
+static LIST_HEAD(syms);
+static bool batching;
+static unsigned int nr_lookups, nr_registered;
+
+/* Functions called through a pointer, and their entry check (info). */
+#define MMT_MAX_CALLABLE	8
+static struct {
+	const char *name;
+	const char *check;	/* "endbr", "no-ibt" or "refused" */
+	bool ok;
+} callables[MMT_MAX_CALLABLE];
+static unsigned int nr_callables;
+
+/*
  * Split "name+0xoff/0xsize [mod]" from sprint_symbol().  Returns false if
- * the text is not of that form.
+ * the text is not of that form.  @module is set when "[mod]" follows.
+ * The one parser of that text in the module.
  */
 static bool parse_symbol(const char *buf, char *name, size_t len,
-			 unsigned long *off)
+			 unsigned long *off, unsigned long *size, bool *module)
 {
 	const char *plus = strchr(buf, '+');
-	const char *slash;
+	const char *slash, *end;
 	char num[24];
 	size_t n;
 
@@ -57,9 +94,28 @@ static bool parse_symbol(const char *buf, char *name, size_t len,
 	num[n] = '\0';
 	if (kstrtoul(num, 0, off))
 		return false;
+	end = strchr(slash, ' ');
+	n = end ? end - slash - 1 : strlen(slash + 1);
+	if (n == 0 || n >= sizeof(num))
+		return false;
+	memcpy(num, slash + 1, n);
+	num[n] = '\0';
+	if (kstrtoul(num, 0, size))
+		return false;
+	*module = end && strchr(end, '[');
 	memcpy(name, buf, plus - buf);
 	name[plus - buf] = '\0';
 	return true;
+}
+
+/* sprint_symbol() of @addr, split; false if kallsyms does not know it. */
+static bool symbol_at(unsigned long addr, char *name, unsigned long *off,
+		      unsigned long *size, bool *module)
+{
+	char buf[KSYM_SYMBOL_LEN];
+
+	sprint_symbol(buf, addr);
+	return parse_symbol(buf, name, KSYM_NAME_LEN, off, size, module);
 }
 
 /*
@@ -68,63 +124,139 @@ static bool parse_symbol(const char *buf, char *name, size_t len,
  */
 bool mmtune_symbol_is(unsigned long addr, const char *name, bool at_start)
 {
-	char buf[KSYM_SYMBOL_LEN];
 	char sym[KSYM_NAME_LEN];
-	unsigned long off;
+	unsigned long off, size;
+	bool module;
 
-	if (!addr)
+	if (!addr || !symbol_at(addr, sym, &off, &size, &module))
 		return false;
-	sprint_symbol(buf, addr);
-	if (strchr(buf, '['))		/* "[module]": not the core kernel */
-		return false;
-	if (!parse_symbol(buf, sym, sizeof(sym), &off))
-		return false;
-	if (strcmp(sym, name))
+	if (module || strcmp(sym, name))
 		return false;
 	return !at_start || off == 0;
 }
 
+/* The size of the symbol @addr is in (kernel or module), 0 if unknown. */
+unsigned long mmtune_symbol_size(unsigned long addr)
+{
+	char sym[KSYM_NAME_LEN];
+	unsigned long off, size;
+	bool module;
+
+	if (!addr || !symbol_at(addr, sym, &off, &size, &module))
+		return 0;
+	return size;
+}
+
+/*
+ * Undo the registrations of the look-ups so far, in batches: one RCU
+ * grace period per batch instead of one per look-up.
+ */
+static void flush(void)
+{
+	struct mmt_sym *s, *tmp;
+	struct kprobe *kps[16];
+	unsigned int n = 0;
+
+	list_for_each_entry(s, &syms, list) {
+		if (!s->kp.addr)
+			continue;
+		kps[n++] = &s->kp;
+		if (n == ARRAY_SIZE(kps)) {
+			unregister_kprobes(kps, n);
+			n = 0;
+		}
+	}
+	if (n)
+		unregister_kprobes(kps, n);
+	list_for_each_entry_safe(s, tmp, &syms, list) {
+		list_del(&s->list);
+		kfree(s);
+	}
+}
+
+/*
+ * The value of @name from kp.addr (see the top of the file), or 0.  A
+ * linker symbol (_stext, _sdata) may share its address with another name
+ * that kallsyms prints instead; that is accepted only at offset 0, where
+ * the kprobe core moved nothing.
+ */
+static unsigned long value_of(const char *name, unsigned long kaddr)
+{
+	char sym[KSYM_NAME_LEN];
+	unsigned long off, size;
+	bool module;
+
+	if (!kaddr || !symbol_at(kaddr, sym, &off, &size, &module) || module)
+		return 0;
+	if (!strcmp(sym, name))
+		return off <= kaddr ? kaddr - off : 0;
+	return off == 0 ? kaddr : 0;
+}
+
+static struct mmt_sym *resolve(const char *name)
+{
+	size_t len = strlen(name) + 1;
+	struct mmt_sym *s;
+
+	list_for_each_entry(s, &syms, list)
+		if (!strcmp(s->name, name))
+			return s;
+	s = kzalloc(sizeof(*s) + len, GFP_KERNEL);
+	if (!s)
+		return NULL;
+	memcpy(s->name, name, len);
+	s->kp.symbol_name = s->name;
+	s->kp.flags = KPROBE_FLAG_DISABLED;
+	nr_lookups++;
+	if (register_kprobe(&s->kp)) {
+		/* kp.addr may be set (found, but not probeable): kept */
+		s->value = value_of(name, (unsigned long)s->kp.addr);
+		s->kp.addr = NULL;
+	} else {
+		nr_registered++;
+		s->value = value_of(name, (unsigned long)s->kp.addr);
+	}
+	list_add(&s->list, &syms);
+	return s;
+}
+
+/* Any symbol's value, 0 if not found. */
+unsigned long mmtune_lookup_name(const char *name)
+{
+	struct mmt_sym *s = resolve(name);
+	unsigned long value = s ? s->value : 0;
+
+	if (!batching)
+		flush();
+	return value;
+}
+
+/* The end of the kernel's writable data: _end, or __bss_stop before it. */
+static unsigned long data_end(void)
+{
+	unsigned long end = mmtune_lookup_name("_end");
+
+	return end ? end : mmtune_lookup_name("__bss_stop");
+}
+
 int mmtune_symbols_init(void)
 {
-	struct kprobe kp = { .symbol_name = "kallsyms_lookup_name" };
-	char buf[KSYM_SYMBOL_LEN];
-	char sym[KSYM_NAME_LEN];
-	unsigned long addr, off;
-	int ret;
-
-	ret = register_kprobe(&kp);
-	if (ret) {
-		pr_err("cannot resolve kallsyms_lookup_name through a kprobe (%d)\n",
-		       ret);
-		return ret;
-	}
-	addr = (unsigned long)kp.addr;
-	unregister_kprobe(&kp);
-
-	sprint_symbol(buf, addr);
-	if (!parse_symbol(buf, sym, sizeof(sym), &off) ||
-	    strcmp(sym, "kallsyms_lookup_name") || off > addr) {
-		pr_err("kprobe address of kallsyms_lookup_name resolves to '%s': refusing to call it\n",
-		       buf);
-		return -ENOENT;
-	}
-	lookup_name_fn = (kallsyms_lookup_name_t)(addr - off);
-
-	/* The function must find itself, at the address we derived. */
-	if (lookup_name_fn("kallsyms_lookup_name") != addr - off) {
-		pr_err("kallsyms_lookup_name does not find itself: refusing it\n");
-		lookup_name_fn = NULL;
-		return -ENOENT;
-	}
-
-	stext = lookup_name_fn("_stext");
-	etext = lookup_name_fn("_etext");
+	batching = true;
+	stext = mmtune_lookup_name("_stext");
+	etext = mmtune_lookup_name("_etext");
 	if (!stext || etext <= stext) {
-		pr_err("kernel text bounds (_stext/_etext) not found\n");
-		lookup_name_fn = NULL;
+		pr_err("kernel text bounds (_stext/_etext) not found through kprobes\n");
+		mmtune_symbols_done();
 		return -ENOENT;
 	}
 	return 0;
+}
+
+/* End of initialisation: undo every registration of the look-ups. */
+void mmtune_symbols_done(void)
+{
+	batching = false;
+	flush();
 }
 
 /* In the core kernel's text (not init text, not a module). */
@@ -135,22 +267,15 @@ bool mmtune_in_kernel_text(unsigned long addr)
 
 /*
  * In the core kernel's data or bss; false when the bounds are unknown.
- * Looked up on first use: only the rare fallback paths need it, and each
- * look-up walks kallsyms (slow under emulation).
+ * Looked up on first use: only the rare fallback paths need it.
  */
 bool mmtune_in_kernel_data(unsigned long addr)
 {
 	if (!sdata) {
 		sdata = mmtune_lookup_name("_sdata");
-		edata_end = mmtune_lookup_name("_end");
+		edata_end = data_end();
 	}
 	return sdata && edata_end > sdata && addr >= sdata && addr < edata_end;
-}
-
-/* Any symbol's value, 0 if not found. */
-unsigned long mmtune_lookup_name(const char *name)
-{
-	return lookup_name_fn ? lookup_name_fn(name) : 0;
 }
 
 /*
@@ -167,4 +292,83 @@ unsigned long mmtune_lookup_func(const char *name)
 	if (!mmtune_in_kernel_text(addr))
 		return 0;
 	return addr;
+}
+
+/*
+ * Whether an indirect call may land on @addr.  On a kernel built with IBT
+ * every indirect-call target starts with ENDBR64; a function objtool
+ * sealed (its ENDBR64 replaced by a NOP at boot) would raise #CP on a CPU
+ * that enforces IBT.  Checked on the bytes, whatever the CPU; a refusal
+ * is logged once (each function is looked up once).
+ */
+static const char *entry_check(unsigned long addr, bool *ok)
+{
+#ifdef CONFIG_X86_KERNEL_IBT
+	static const u8 endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
+	u8 insn[4];
+
+	*ok = false;
+	if (copy_from_kernel_nofault(insn, (void *)addr, sizeof(insn))) {
+		pr_warn("not calling %pS through a pointer: entry unreadable\n",
+			(void *)addr);
+		return "refused";
+	}
+	if (memcmp(insn, endbr64, sizeof(insn))) {
+		pr_warn("not calling %pS through a pointer: entry %4phN is not ENDBR64 (sealed)\n",
+			(void *)addr, insn);
+		return "refused";
+	}
+	*ok = true;
+	return "endbr";
+#else
+	*ok = true;
+	return "no-ibt";
+#endif
+}
+
+/*
+ * The entry of the kernel function @name for an indirect call, or 0 when
+ * it is not found or not a valid indirect-branch target.  Every function
+ * the module calls through a pointer comes from here: info lists them.
+ */
+unsigned long mmtune_lookup_callable(const char *name)
+{
+	unsigned long addr = mmtune_lookup_func(name);
+	const char *check;
+	bool ok;
+
+	if (!addr)
+		return 0;
+	check = entry_check(addr, &ok);
+	if (nr_callables < MMT_MAX_CALLABLE) {
+		callables[nr_callables].name = name;
+		callables[nr_callables].check = check;
+		callables[nr_callables].ok = ok;
+		nr_callables++;
+	}
+	return ok ? addr : 0;
+}
+
+/*
+ * info lines:
+ *   ibt: yes|no                     kernel built with CONFIG_X86_KERNEL_IBT
+ *   indirect_calls: NAME...         kernel functions called through a pointer
+ *   indirect_call_checks: NAME=CHECK...  each one's entry check
+ *   symbol_lookups: N (M kprobes registered)
+ */
+void mmtune_symbols_info(struct seq_file *m)
+{
+	unsigned int i;
+
+	seq_printf(m, "ibt: %s\n",
+		   IS_ENABLED(CONFIG_X86_KERNEL_IBT) ? "yes" : "no");
+	seq_puts(m, "indirect_calls:");
+	for (i = 0; i < nr_callables; i++)
+		if (callables[i].ok)
+			seq_printf(m, " %s", callables[i].name);
+	seq_puts(m, "\nindirect_call_checks:");
+	for (i = 0; i < nr_callables; i++)
+		seq_printf(m, " %s=%s", callables[i].name, callables[i].check);
+	seq_printf(m, "\nsymbol_lookups: %u (%u kprobes registered)\n",
+		   nr_lookups, nr_registered);
 }

@@ -7,8 +7,8 @@
 # 6.12 and 7.x cells in the trixie chroot (gcc-14, kbuild needs glibc 2.38).
 # Cross builds need no emulation: Debian's flavour headers + -common + the
 # amd64 linux-kbuild, `make -C <common> O=<flavour> CROSS_COMPILE=...`.
-# Also builds the static faultprobe and userspace tools of the arch (host
-# cross gcc-12; a static binary runs on every kernel). Log:
+# Also builds the static probes (faultprobe, kcoreprobe) and userspace tools
+# of the arch (host cross gcc-12; a static binary runs on every kernel). Log:
 # $MX/cells/CELL/build.log.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -46,14 +46,17 @@ vm=$(strings "$out/mmtune.ko" | sed -n 's/^vermagic=//p')
 echo "# vermagic: $vm" >> "$log"
 case $vm in "$KVER "*) ;; *) mdie "$cell: vermagic '$vm' is not $KVER" ;; esac
 
-# The static probe, once per arch.
+# The static probes (tests/vm/probe), once per arch.
 probe=$MX/probe-$BASE_ARCH
-src=$MMT_TOP/tests/vm/probe/faultprobe.c
-if [ ! -x "$probe" ] || [ "$src" -nt "$probe" ]; then
-	${cross}gcc -O2 -static -o "$probe.tmp" "$src" >> "$log" 2>&1 ||
-		{ tail -n 5 "$log" >&2; mdie "cannot build the static faultprobe for $BASE_ARCH"; }
-	mv "$probe.tmp" "$probe"
-fi
+kcore=$MX/kcoreprobe-$BASE_ARCH
+for p in "$probe:faultprobe" "$kcore:kcoreprobe"; do
+	bin=${p%%:*} src=$MMT_TOP/tests/vm/probe/${p#*:}.c
+	if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ]; then
+		${cross}gcc -O2 -static -o "$bin.tmp" "$src" >> "$log" 2>&1 ||
+			{ tail -n 5 "$log" >&2; mdie "cannot build the static ${p#*:} for $BASE_ARCH"; }
+		mv "$bin.tmp" "$bin"
+	fi
+done
 # The userspace tools (mmtunectl, mmstress), static, once per arch and
 # change of userspace/: the suites that drive the module through them.
 tools=$MX/tools-$BASE_ARCH
@@ -65,4 +68,5 @@ if [ ! -x "$tools/mmtunectl" ] || [ ! -x "$tools/mmstress" ] ||
 		{ tail -n 5 "$log" >&2; mdie "cannot build the static userspace tools for $BASE_ARCH"; }
 fi
 echo "PROBE=$probe" > "$out/build.env"
+echo "KCORE=$kcore" >> "$out/build.env"
 echo "TOOLS=$tools" >> "$out/build.env"

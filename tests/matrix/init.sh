@@ -21,7 +21,7 @@ mount -t tmpfs tmpfs /var/tmp
 mount -t debugfs debugfs /sys/kernel/debug
 echo 1 > /proc/sys/kernel/panic_on_oops 2>/dev/null
 
-export MMT_TOP=/mmtune MMT_PROBE=/bin/faultprobe
+export MMT_TOP=/mmtune MMT_PROBE=/bin/faultprobe MMT_KCORE=/bin/kcoreprobe
 . "$MMT_TOP/tests/vm/lib.sh"
 
 mmu=$(awk -F': *' '/^MMU/ { print tolower($2); exit }' /proc/cpuinfo)
