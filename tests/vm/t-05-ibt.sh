@@ -32,7 +32,10 @@ entry() {
 
 ENDBR=f30f1efa
 
+up() { cut -d' ' -f1 /proc/uptime; }
+t0=$(up)
 load_module || { fail "ibt: insmod"; exit 1; }
+echo "# ibt: insmod took $(awk -v a="$t0" -v b="$(up)" 'BEGIN { printf "%.2f", b - a }') s"
 IBT=$(info ibt)
 calls=$(info indirect_calls)
 echo "# ibt: $IBT; indirect_calls: ${calls:-none}; checks: $(info indirect_call_checks)"
@@ -46,6 +49,14 @@ if [ -f "$cfg" ]; then
 	grep -q '^CONFIG_X86_KERNEL_IBT=y' "$cfg" && want=yes
 	expect_eq "ibt: info's ibt matches $cfg" "$IBT" $want
 fi
+
+# The linker symbols mmtune resolves, and the name kallsyms prints first at
+# each one's address (the module accepts such an alias only at offset 0).
+awk 'BEGIN { n = split("_stext _etext _sdata _end __bss_stop", want) }
+	NF == 3 { if (!($1 in first)) first[$1] = $3; at[$3] = $1 }
+	END { for (i = 1; i <= n; i++) { s = want[i]
+		if (s in at) print "# ibt: " s " = " at[s] ", kallsyms names it " first[at[s]]
+		else print "# ibt: " s " not in kallsyms" } }' /proc/kallsyms
 
 # Positive control: the reader can see a sealed function.
 ctl=$(entry kallsyms_lookup_name)
