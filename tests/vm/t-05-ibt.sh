@@ -69,6 +69,12 @@ if [ "$IBT" = yes ]; then
 		fail "ibt: control: kallsyms_lookup_name is not sealed ($ctl): the check below cannot fail"
 fi
 
+# For the record: other functions of the fault path and of kallsyms.
+for f in kallsyms_on_each_symbol set_pte_range do_set_pte filemap_map_pages \
+	 handle_mm_fault pfn_to_online_page; do
+	b=$(entry $f) && echo "# ibt: $f entry: $b"
+done
+
 # Every function called through a pointer, and whether it may be.
 for f in $calls; do
 	b=$(entry "$f")
