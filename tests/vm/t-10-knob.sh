@@ -10,8 +10,6 @@ WORK=$(mktemp -d /var/tmp/mmt-knob.XXXXXX)
 trap 'umount "$WORK/shm" 2>/dev/null; rm -rf "$WORK"' EXIT
 
 kbytes() { cat $KFA; }
-order() { cat $MMT/fault_around_order; }
-info() { sed -n "s/^$1: //p" $MMT/info; }
 
 unload_module
 ORIG=$(kbytes)

@@ -18,21 +18,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-info() { sed -n "s/^$1: //p" $MMT/info; }
-# wr FILE VALUE: write like echo, but print the write's error (printf(1)
-# reports errno; the shell's builtin may not).
-wr() { env printf '%s\n' "$2" 2>&1 > "$1"; }
-# expect_einval NAME FILE VALUE
-expect_einval() {
-	if err=$(wr "$2" "$3"); then
-		fail "$1: accepted"
-	else
-		case $err in
-		*"Invalid argument"*) ok "$1: EINVAL" ;;
-		*) fail "$1: $err" ;;
-		esac
-	fi
-}
 # The pfns whose KPF_NOPAGE (bit 20) is set, as hex ranges; nothing else
 # of the flags (they change from read to read).
 nopage() {

@@ -24,7 +24,6 @@ cleanup() {
 	unload_module
 }
 trap cleanup EXIT
-sect() { echo "# [${SECONDS}s] $*"; }
 
 CTL=$MMT_TOP/userspace/mmtunectl
 MMS=$MMT_TOP/userspace/mmstress
@@ -57,8 +56,6 @@ ORIG=$(cat $KFA)
 load_module || { fail "insmod"; exit 1; }
 MAX=$(sed -n 's/^max_order: //p' $MMT/info)
 DEF=$(sed -n 's/^default_order: //p' $MMT/info)
-order() { cat $MMT/fault_around_order; }
-info() { sed -n "s/^$1: //p" $MMT/info; }
 rules() { grep -v '^#' $POL | sed 's/ *#.*//'; }	# rule lines, no counters
 hdr() { sed -n "s/^# $1 order=\([0-9]*\).*/\1/p" $POL; }
 minflt() { set -- $(cat "$1"); echo "$4"; }

@@ -49,8 +49,6 @@ fi
 KNOB=$MMT/fault_around_order
 MAX=$(sed -n 's/^max_order: //p' $MMT/info)
 ALL=$(seq -s, 0 "$MAX")
-order() { cat $KNOB; }
-sect() { echo "# [${SECONDS}s] $*"; }
 
 # csvcol FILE COLUMN [NAME=VALUE...]: COLUMN of the data lines matching all
 # filters (awk: python3 takes seconds to start under TCG)
