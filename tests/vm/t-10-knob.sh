@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# The fault-around order knob (issue 2): load/unload, every order, fault
+# The fault-around order knob: load/unload, every order, fault
 # counts, bad input, the kernel's own knob, the module parameter.
 . "$(dirname "$0")/lib.sh"
 

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Counters and hooks (issue 3): stats_enable registers and removes every
+# Counters and hooks: stats_enable registers and removes every
 # hook, the counters agree with the kernel's and the workload's own fault
 # counts, reset, latency, and 100 toggles under load.
 . "$(dirname "$0")/lib.sh"

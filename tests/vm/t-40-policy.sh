@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Per-process fault-around policy and autotune (issue 7): comm=, pid= and
+# Per-process fault-around policy and autotune: comm=, pid= and
 # cgroup= rules seen by an independent probe while an unmatched one runs at
 # the same time, the kernel's size raised and restored, bad rules rejected
 # atomically, the global order changed under rules, rules with stats on and

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # requires: python3 (output checks; the matrix's busybox guests skip this suite)
-# mmtunectl (issue 5), inside the guest: without the module get/set use the
+# mmtunectl, inside the guest: without the module get/set use the
 # kernel's knob and say so; with it, set/get round trips for every knob,
 # status --json against info, stats --watch deltas during a workload, bad
 # values refused before anything is written, and a clear error (exit 1)
