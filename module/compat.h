@@ -145,7 +145,7 @@ struct mmtune_set_pte_fn {
 	int nr_arg;
 };
 
-static const struct mmtune_set_pte_fn mmtune_set_pte_fns[] = {
+static const struct mmtune_set_pte_fn mmtune_set_pte_fns[] __maybe_unused = {
 	{ "set_pte_range", 3 },
 	{ "do_set_pte", -1 },
 };
@@ -155,14 +155,14 @@ static const struct mmtune_set_pte_fn mmtune_set_pte_fns[] = {
  * filemap_map_pages itself and, from 6.6 on, its static helpers (when
  * the compiler kept them out of line, possibly with a suffix).
  */
-static const char *const mmtune_fault_around_callers[] = {
+static const char *const mmtune_fault_around_callers[] __maybe_unused = {
 	"filemap_map_pages",
 	"filemap_map_folio_range",
 	"filemap_map_order0_folio",
 };
 
 /* Suffixes the compiler gives to a specialised copy of a function. */
-static const char *const mmtune_cc_suffixes[] = {
+static const char *const mmtune_cc_suffixes[] __maybe_unused = {
 	".isra.0", ".constprop.0", ".part.0", ".cold",
 };
 

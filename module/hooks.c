@@ -413,7 +413,8 @@ static const char *renamed_copy(const char *name, char *buf, size_t len)
 	return NULL;
 }
 
-static void hook_unavailable(struct mmtune_hook *h, const char *fmt, ...)
+static __printf(2, 3) void hook_unavailable(struct mmtune_hook *h,
+					   const char *fmt, ...)
 {
 	va_list ap;
 
@@ -665,7 +666,7 @@ static int selftest_fault(struct selftest_result *r)
 	loff_t pos = 0;
 	void *buf;
 	ssize_t n;
-	char c;
+	char c __maybe_unused;	/* get_user()'s sink: the fault is the point */
 	int ret;
 
 	if (!current->mm)

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # tests/bench-policy.sh: what the per-process policy's rule lookup costs on
-# the fault path (issue 7), in the style of tests/bench.sh.
+# the fault path, in the style of tests/bench.sh.
 #
 # One VM run (tests/vm/vng.sh, TCG), in which bench/faultbench.c (read one
 # byte per page of a cached tmpfs file, mapped aligned, at the default

@@ -13,7 +13,9 @@
 #                 tests/vm
 #   boot.sh       the kernel under TCG; the guest runs the suites and scans
 #                 dmesg (tests/matrix/init.sh)
-# and prints one line: built / loaded / passed N / failed N. A summary table
+# and prints one line: built / loaded / passed N / failed N (the sums of
+# the guest's KTAP documents, tests/lib.sh ktap_count; a document cut
+# short, without its plan, is one more failure). A summary table
 # follows; results go to tests/out/matrix/results.txt (one line per cell,
 # tests/matrix/readme-table.sh turns it into README's "verified on" table),
 # logs to tests/out/matrix/<cell>.{build,console}.log.
@@ -21,7 +23,7 @@
 # CELL: SERIES-ARCH, SERIES 6.1, 6.12 or 7, ARCH x86_64, arm64, ppc64le or
 # ppc64le-64k, for ppc64le optionally followed by -hash (boot with the hash
 # MMU: 256 PTEs a table instead of radix's 32 with 64 KiB pages). Default:
-# the ten cells of issue 6 and 6.1-ppc64le-hash; or $MMT_MATRIX_CELLS.
+# every cell above; or $MMT_MATRIX_CELLS.
 # A cell whose packages the mirror does not have is "unavailable": listed,
 # not failed (MMT_MATRIX_STRICT=1 fails it). Exit 1 if any cell failed.
 # Env: MMTUNE_CACHE, MMT_MATRIX_TESTS (suites to run), MMT_BOOT_TIMEOUT,
@@ -32,6 +34,7 @@ set -uo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 M=$TOP/tests/matrix
 . "$M/lib.sh"
+. "$TOP/tests/lib.sh"
 OUT=${MMT_MATRIX_OUT:-$TOP/tests/out/matrix}
 rm -rf "$OUT"; mkdir -p "$OUT"
 t0=$(date +%s)
@@ -54,13 +57,13 @@ done < "$TOP/tests/deps/matrix.txt"
 if [ ${#need[@]} -gt 0 ]; then
 	echo "# installing host packages: ${need[*]} (tests/setup.sh)"
 	"$TOP/tests/setup.sh" > "$OUT/setup.log" 2>&1 ||
-		{ echo "not ok - setup: see tests/out/matrix/setup.log"; exit 1; }
+		{ ktap_begin check-matrix; fail "setup: see tests/out/matrix/setup.log"; ktap_finished; }
 fi
 mkdir -p "$MX/cells"
 # One run at a time per cache (CI and a developer on the same machine).
 exec 9>"$MX/.lock"
 flock -n 9 || { echo "# waiting for another check-matrix on $MX"; flock -w 7200 9; } ||
-	{ echo "not ok - another check-matrix holds $MX/.lock"; exit 1; }
+	{ ktap_begin check-matrix; fail "another check-matrix holds $MX/.lock"; ktap_finished; }
 
 # --- fetch ahead: downloads (and the chroot) overlap the VM runs.
 for c in "$@"; do rm -f "$MX/cells/$c/fetch.rc"; done
@@ -80,7 +83,7 @@ trap 'kill $prefetch 2>/dev/null' EXIT
 printf '%-18s %-26s %-8s %-6s %-6s %6s %6s %6s\n' \
 	"# cell" kernel status built loaded passed failed secs
 res=$OUT/results.txt
-echo "# cell series arch kernel_release debian_version status built loaded passed failed seconds page_size mmu" > "$res"
+echo "# cell series arch kernel_release debian_version status built loaded passed failed seconds page_size mmu skipped" > "$res"
 bad=0
 for c in "$@"; do
 	s0=$(date +%s)
@@ -89,7 +92,7 @@ for c in "$@"; do
 		kill -0 $prefetch 2>/dev/null || break
 		sleep 2
 	done
-	built=no loaded=no passed=0 failed=0 kver=- ver=- status= psz=- mmu=-
+	built=no loaded=no passed=0 failed=0 skipped=0 kver=- ver=- status= psz=- mmu=-
 	frc=$(cat "$d/fetch.rc" 2>/dev/null || echo 1)
 	cp "$d/fetch.log" "$OUT/$c.fetch.log" 2>/dev/null
 	if [ "$frc" = 3 ]; then
@@ -105,9 +108,9 @@ for c in "$@"; do
 			if "$M/initramfs.sh" "$c" >> "$OUT/$c.build.log" 2>&1; then
 				"$M/boot.sh" "$c" > "$OUT/$c.console.log" 2>&1
 				brc=$?
-				passed=$(grep -c '^ok - ' "$OUT/$c.console.log")
-				failed=$(grep -c '^not ok - ' "$OUT/$c.console.log")
-				grep -q '^ok - load: insmod mmtune.ko' "$OUT/$c.console.log" && loaded=yes
+				read -r passed failed skipped cut < <(ktap_count "$OUT/$c.console.log")
+				failed=$((failed + cut))
+				grep -qE '^ok [0-9]+ load: insmod mmtune.ko' "$OUT/$c.console.log" && loaded=yes
 				g=$(grep -m1 '^# guest: ' "$OUT/$c.console.log")
 				case $g in *"page size "*) psz=${g#*page size }; psz=${psz%%,*} ;; esac
 				case $g in *", mmu "*) mmu=${g#*, mmu } ;; esac
@@ -133,13 +136,13 @@ for c in "$@"; do
 	series=${c%%-*} arch=${c#*-}
 	printf '%-18s %-26s %-8s %-6s %-6s %6s %6s %6s\n' \
 		"$c" "$kver" "$status" $built $loaded "$passed" "$failed" "$secs"
-	[ "$status" = failed ] && awk '/^# --- / { t = $3 } /^not ok - / { print "#   " (t ? t ": " : "") $0 }' \
+	[ "$status" = failed ] && awk '/^# --- / { t = $3 } /^not ok [0-9]/ { print "#   " (t ? t ": " : "") $0 }' \
 		"$OUT/$c.console.log" | head -n 20
 	[ "$status" = unavailable ] && sed 's/^/#   /' "$d/unavailable" 2>/dev/null
 	case $status in build-failed|crashed|timeout|initramfs-failed|fetch-failed)
 		echo "#   see tests/out/matrix/$c.*.log" ;;
 	esac
-	echo "$c $series $arch $kver $ver $status $built $loaded $passed $failed $secs $psz $mmu" >> "$res"
+	echo "$c $series $arch $kver $ver $status $built $loaded $passed $failed $secs $psz $mmu $skipped" >> "$res"
 done
 wait $prefetch 2>/dev/null
 trap - EXIT

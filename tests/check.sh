@@ -3,8 +3,7 @@
 # tests/check.sh: `make check`. Run as root on Debian 12.
 #
 #  1. tests/setup.sh: host packages (bookworm, pinned) and virtme-ng (cache);
-#  2. make tools, then tests/host/run.sh if it exists (its ok/not ok lines
-#     count);
+#  2. make tools, then tests/host/run.sh if it exists;
 #  3. the module through DKMS for Debian's 6.1 kernel, as users do (dkms
 #     remove, add ., build, install -k KVER), so that `modprobe mmtune` works
 #     in the guest; and make module KDIR=/lib/modules/KVER/build, so that
@@ -12,9 +11,13 @@
 #     then tests/style.sh: checkpatch --strict and sparse over module/;
 #  4. boots KVER under TCG with two NUMA nodes (tests/vm/vng.sh) and runs tests/vm/guest.sh.
 #
-# Prints every check line ("ok - ..." / "not ok - ..."), keeps the logs in
-# tests/out/, and ends with "N passed, N failed". Exits non-zero when a check
-# failed or the VM did not finish (no "mmtune-guest-done" sentinel).
+# Prints KTAP documents (tests/lib.sh): its own steps' (setup, module, vm),
+# the host suite's, style's and each VM suite's, keeps the logs in
+# tests/out/, and ends with the sum of all their results, alone on a line:
+# "N passed, N failed" (", N skipped" when some were). A document whose
+# plan does not match its results (a suite cut short) is one more failure.
+# Exits non-zero when a check failed or the VM did not finish (no
+# "mmtune-guest-done" sentinel).
 #
 # Env: MMT_TESTS="t-knob t-stats" runs only those VM tests;
 #      MMT_VM_TIMEOUT (seconds, default 1500) bounds the VM run;
@@ -28,21 +31,22 @@ OUT=$TOP/tests/out
 rm -rf "$OUT"; mkdir -p "$OUT"
 t0=$(date +%s)
 
-passed=0 failed=0
-ok()   { echo "ok - $*"; passed=$((passed + 1)); }
-fail() { echo "not ok - $*"; failed=$((failed + 1)); }
+. "$TOP/tests/lib.sh"
+logs=()	# the logs of the documents of host, style and the VM
 finish() {
+	local p f s bad skipped=
+	[ -z "$KTAP_OPEN" ] || ktap_end
 	echo "# logs in tests/out/, $(( $(date +%s) - t0 ))s in all"
-	echo "$passed passed, $failed failed"
-	[ "$failed" = 0 ] && exit 0
+	read -r p f s bad < <(if [ ${#logs[@]} -gt 0 ]; then ktap_count "${logs[@]}"; else echo 0 0 0 0; fi)
+	p=$((p + KTAP_SUM_PASS)) f=$((f + KTAP_SUM_FAIL + bad)) s=$((s + KTAP_SUM_SKIP))
+	[ "$bad" = 0 ] || echo "# $bad KTAP documents in tests/out/{${logs[*]##*/}} end without their plan"
+	[ "$s" = 0 ] || skipped=", $s skipped"
+	echo "$p passed, $f failed$skipped"
+	[ "$f" = 0 ] && exit 0
 	exit 1
 }
-# count FILE: add FILE's check lines to the totals
-count() {
-	local p f
-	p=$(grep -c '^ok - ' "$1"); f=$(grep -c '^not ok - ' "$1")
-	passed=$((passed + p)); failed=$((failed + f))
-}
+# show LOG: a document's lines (no build noise)
+show() { grep -E '^(not )?ok [0-9]|^# |^1\.\.[0-9]|^K?TAP version' "$1"; }
 # step NAME LOG CMD...: run CMD with output in LOG; one check line
 step() {
 	local name=$1 log=$2; shift 2
@@ -55,6 +59,7 @@ step() {
 }
 
 # --- 1. setup -------------------------------------------------------------
+ktap_begin "make check: setup"
 echo "# setup (tests/setup.sh)"
 if ! tests/setup.sh 2>&1 | tee "$OUT/setup.log" | sed 's/^/# /'; then
 	fail "setup: tests/setup.sh failed, see tests/out/setup.log"
@@ -74,16 +79,19 @@ echo "# kernel $KVER, mmtune $VER"
 # --- 2. userspace and host tests -----------------------------------------
 step "build: make tools" "$OUT/tools.log" make tools
 if [ -x tests/host/run.sh ] || [ -f tests/host/run.sh ]; then
-	echo "# host tests (tests/host/run.sh)"
 	bash tests/host/run.sh > "$OUT/host.log" 2>&1
 	rc=$?
-	grep -E '^(not )?ok - |^# ' "$OUT/host.log"
-	count "$OUT/host.log"
-	[ $rc = 0 ] || grep -q '^not ok - ' "$OUT/host.log" ||
+	[ $rc = 0 ] || grep -q '^not ok ' "$OUT/host.log" ||
 		fail "host: tests/host/run.sh exit status $rc, see tests/out/host.log"
+	ktap_end
+	echo "# --- host (tests/host/run.sh)"
+	show "$OUT/host.log"
+	logs+=("$OUT/host.log")
 fi
+[ -z "$KTAP_OPEN" ] || ktap_end
 
 # --- 3. the module: DKMS as users do it, and the tree's build -------------
+ktap_begin "make check: module"
 # shellcheck disable=SC2317 # called through step
 dkms_install() {
 	local v
@@ -108,10 +116,11 @@ if ! step "dkms: add, build, install mmtune/$VER for $KVER" "$OUT/dkms.log" dkms
 	cp "/var/lib/dkms/mmtune/$VER/build/make.log" "$OUT/dkms-make.log" 2>/dev/null
 fi
 step "build: make module KDIR=$KDIR" "$OUT/module.log" make module KDIR="$KDIR"
-echo "# kernel style (tests/style.sh)"
+ktap_end
+echo "# --- style (tests/style.sh)"
 tests/style.sh "$KDIR" > "$OUT/style.log" 2>&1
-grep -E '^(not )?ok - ' "$OUT/style.log"
-count "$OUT/style.log"
+show "$OUT/style.log"
+logs+=("$OUT/style.log")
 
 # --- 4. the VM ------------------------------------------------------------
 # shellcheck disable=SC2086
@@ -127,11 +136,13 @@ tests/vm/vng.sh --numa --verbose --timeout "${MMT_VM_TIMEOUT:-1500}" -- tests/vm
 	2> >(console) | tee "$OUT/vm.log" | grep --line-buffered -v '^dmesg| '
 rc=${PIPESTATUS[0]}
 sed -n 's/^dmesg| //p' "$OUT/vm.log" > "$OUT/dmesg.log"
-count "$OUT/vm.log"
+logs+=("$OUT/vm.log")
+ktap_begin "make check: vm"
 if ! grep -qx 'mmtune-guest-done' "$OUT/vm.log"; then
 	fail "vm: the guest did not finish (vng status $rc), see tests/out/console.log"
 	tail -n 20 "$OUT/console.log" | sed 's/^/# console: /'
 else
+	ok "vm: the guest finished"
 	echo "# VM run: $(( $(date +%s) - vmt0 ))s"
 fi
 finish

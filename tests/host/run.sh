@@ -5,8 +5,8 @@
 # debugfs tree (fixtures/tree, copied per check) stands for
 # /sys/kernel/debug through MMTUNE_DEBUGFS and MMTUNE_SYSFS_MODULE.
 #
-# Prints one "ok - NAME" or "not ok - NAME: why" line per check; exits 1
-# if any failed.  The suite runs twice: a plain build, then an ASan+UBSan
+# Prints KTAP (tests/lib.sh): one "ok N NAME" or "not ok N NAME: why"
+# line per check, the plan and the totals last; exits 1 if any failed.  The suite runs twice: a plain build, then an ASan+UBSan
 # build (names prefixed "san: ") that must produce zero sanitizer reports.
 # Then each libFuzzer target runs for MMT_FUZZ_SECONDS (default 10; 0
 # skips them).
@@ -30,10 +30,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-NPASS=0 NFAIL=0 P=
-ok()   { echo "ok - $P$*"; NPASS=$((NPASS + 1)); }
-fail() { echo "not ok - $P$*"; NFAIL=$((NFAIL + 1)); }
-skip() { echo "ok - $P$* # SKIP"; }
+. "$TOP/tests/lib.sh"
+RUN_DIR=$W RUN_SCAN=san_scan KTAP_PREFIX=
 
 export ASAN_OPTIONS=detect_leaks=1:exitcode=99:abort_on_error=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=99
@@ -43,79 +41,15 @@ export LC_ALL=C
 PY=/usr/bin/python3
 [ -x $PY ] || PY=python3
 PAGE=$(getconf PAGESIZE)
-log2() { local n=$1 o=0; while [ $((n >>= 1)) -gt 0 ]; do o=$((o + 1)); done; echo $o; }
 KMAX=$(log2 $((PAGE / 8)))		# max order without the module
 KDEF=$(log2 $((65536 / PAGE)))		# the kernel's default: 64 KiB
 
-# run CMD...: stdout in $W/out, stderr in $W/err, status in RC;
-# sanitizer reports are collected into $W/san-reports.
-run() {
-	"$@" >"$W/out" 2>"$W/err"
-	RC=$?
+# san_scan CMD...: after each run (tests/lib.sh), the sanitizer reports
+# of its stderr are collected into $W/san-reports.
+san_scan() {
 	if grep -qE 'ERROR: (Address|Leak)Sanitizer|runtime error:|SUMMARY: (Address|Undefined)' "$W/err"; then
 		{ echo "== $*"; cat "$W/err"; } >>"$W/san-reports"
 	fi
-}
-errline() { head -c 300 "$W/err" | tr '\n' ' '; }
-
-# t_rc NAME WANT CMD...: exit status WANT; on failure statuses, exactly
-# one line on stderr and nothing on stdout.
-t_rc() {
-	local name=$1 want=$2
-	shift 2
-	run "$@"
-	if [ "$RC" != "$want" ]; then
-		fail "$name: exit $RC, want $want: $(errline)"
-	elif [ "$want" != 0 ] && [ "$(wc -l <"$W/err")" != 1 ]; then
-		fail "$name: $(wc -l <"$W/err") lines on stderr, want 1: $(errline)"
-	elif [ "$want" != 0 ] && [ -s "$W/out" ]; then
-		fail "$name: stdout not empty on failure"
-	else
-		ok "$name"
-	fi
-}
-
-# t_out NAME WANT CMD...: exit 0 and stdout exactly WANT
-t_out() {
-	local name=$1 want=$2
-	shift 2
-	run "$@"
-	if [ "$RC" != 0 ]; then
-		fail "$name: exit $RC: $(errline)"
-	elif [ "$(cat "$W/out")" != "$want" ]; then
-		fail "$name: got '$(head -c 200 "$W/out")', want '$want'"
-	else
-		ok "$name"
-	fi
-}
-
-# t_file NAME FILE WANT: FILE's content (trailing newline ignored) is WANT
-t_file() {
-	local got
-	got=$(cat "$2" 2>/dev/null)
-	if [ "$got" = "$3" ]; then ok "$1"; else fail "$1: $2 holds '$got', want '$3'"; fi
-}
-
-# t_grep NAME WHERE(out|err) REGEX
-t_grep() {
-	if grep -qE -- "$3" "$W/$2"; then ok "$1"; else fail "$1: no /$3/ in std$2: $(head -c 200 "$W/$2" | tr '\n' ' ')"; fi
-}
-
-# t_json NAME PYEXPR: stdout is JSON (one document, or one per line with
-# LINES=1) and PYEXPR, evaluated with d = the document (or list of them), holds
-t_json() {
-	local why
-	if why=$($PY - "$W/out" "$2" "${LINES:-0}" <<'EOF' 2>&1
-import json, sys
-text = open(sys.argv[1]).read()
-if sys.argv[3] == "1":
-    d = [json.loads(l) for l in text.splitlines()]
-else:
-    d = json.loads(text)
-if not eval("(" + sys.argv[2] + "\n)"):
-    sys.exit("does not hold: %s; got %s" % (sys.argv[2], json.dumps(d)[:300]))
-EOF
-	); then ok "$1"; else fail "$1: $(echo "$why" | tail -n 1)"; fi
 }
 
 # A fresh fake tree: module "loaded", debugfs at $T.
@@ -137,12 +71,7 @@ suite_unit() {
 	if grep -qE 'Sanitizer|runtime error:' "$W/err"; then
 		{ echo "== unit selftest"; cat "$W/err"; } >>"$W/san-reports"
 	fi
-	while IFS= read -r line; do
-		case $line in
-		"ok - "*) ok "${line#ok - }" ;;
-		*) fail "${line#not ok - }" ;;
-		esac
-	done <"$W/unit.out"
+	ktap_relay <"$W/unit.out"
 	[ "$RC" = 0 ] || fail "unit selftest: exit $RC: $(errline)"
 
 	# parsers against the fixture files, golden output beside each
@@ -188,7 +117,7 @@ for i in range(100000): print("%d %d %d %d" % (i, i + 1, i, i))' >"$W/many-lat"
 
 	# JSON escaping checked by a real parser
 	run "$UNIT" json "$(printf 'q"b\\s\ttab\001ctl\177del\303\251 end')"
-	LINES=0 t_json "json escape round trip" \
+	JSON_LINES=0 t_json "json escape round trip" \
 		'd[0] == d[1] == "q\"b\\s\ttab\x01ctl\x7fdel\xc3\xa9 end"'
 }
 
@@ -428,7 +357,7 @@ for i in range(1000): print("c%d %d" % (i, i))' >"$T/stats"
 		fail "stats --watch deltas: $(tail -n 3 "$W/out" | tr '\n' '|')"
 	fi
 	run "$CTL" stats --watch 1 --count 2 --json
-	LINES=1 t_json "stats --watch --json: one object per line" \
+	JSON_LINES=1 t_json "stats --watch --json: one object per line" \
 		'len(d) == 2 and all(x["seconds"] == 1 and x["deltas"]["faults"] > 0 and x["deltas"]["fault_around_pages_requested"] == 0 and x["deltas"]["fault_around_pages_mapped"] is None for x in d) and [x["interval"] for x in d] == [1, 2]'
 	"$CTL" stats --watch 1 >"$W/out" 2>"$W/err" &
 	local pid=$!
@@ -543,7 +472,7 @@ run_suites() {
 	suite_perm
 }
 
-P=
+ktap_print_header
 if build_suite "$W/plain"; then
 	ok "build (-Wall -Wextra -Werror)"
 	run_suites "$W/plain"
@@ -619,7 +548,7 @@ c=$(comp mmtunectl stats --r)
 
 # the same under ASan + UBSan
 if [ "${MMT_HOST_SAN:-1}" != 0 ]; then
-	P="san: "
+	KTAP_PREFIX="san: "
 	: >"$W/san-reports"
 	if build_suite "$W/san" san; then
 		ok "build"
@@ -633,7 +562,7 @@ if [ "${MMT_HOST_SAN:-1}" != 0 ]; then
 	else
 		fail "build: $(tail -n 5 "$W/build.log" | tr '\n' ' ')"
 	fi
-	P=
+	KTAP_PREFIX=
 fi
 
 # libFuzzer, a bounded time per parser
@@ -683,5 +612,4 @@ for t in info stats latency misc; do
 	fi
 done
 
-echo "# host: $NPASS passed, $NFAIL failed"
-[ "$NFAIL" = 0 ]
+ktap_finished

@@ -5,7 +5,7 @@
 #
 # The matrix's counterpart of tests/vm/guest.sh (which needs bash and the
 # host's root over 9p): mounts what the tests need, marks the kernel log,
-# checks that the module loads and unloads ("load: ..."),
+# checks that the module loads and unloads (the document "load"),
 # runs each tests/vm/t-*.sh named in /mmtune/tests/list with /bin/sh (dash,
 # as on Debian: busybox's sh would prefer its own applets to GNU's) or bash,
 # then the final check "dmesg clean", prints the kernel log since the mark
@@ -30,24 +30,20 @@ mark="mmtune-guest: start $$.$(date +%s)"
 echo "<6>$mark" > /dev/kmsg
 
 # The matrix's own first check: does the module load (and unload) at all.
+ktap_begin load
 if insmod "$MMT_TOP/module/mmtune.ko" 2>/var/tmp/mmt-insmod.err; then
 	ok "load: insmod mmtune.ko"
 	rmmod mmtune || fail "load: rmmod mmtune"
 else
 	fail "load: insmod mmtune.ko: $(cat /var/tmp/mmt-insmod.err)"
 fi
+ktap_end
 
-log=/var/tmp/mmt-test.log
 for name in $(cat "$MMT_TOP/tests/list"); do
 	t=$MMT_TOP/tests/vm/$name.sh
-	echo "# --- $name"
-	start=$(date +%s)
-	: > $log.rc
 	interp=/bin/sh
 	head -n 1 "$t" | grep -q bash && interp=/bin/bash
-	{ timeout "${MMT_TEST_TIMEOUT:-600}" $interp "$t" 2>&1; echo $? > $log.rc; } | tee $log
-	rc=$(cat $log.rc)
-	suite_verdict "$name" "$rc" $log "$start"
+	run_suite "$name" timeout "${MMT_TEST_TIMEOUT:-600}" $interp "$t"
 done
 
 dmesg_verdict "$mark"

@@ -6,7 +6,7 @@
 # against, of the arch (tests/matrix/userland.sh: `env printf` reporting a
 # write's errno, getconf, perl; busybox's sh would run its own applets even
 # where a GNU binary is installed), busybox filling in every other command,
-# the tests (tests/vm/lib.sh and the suites in $MMT_MATRIX_TESTS, default
+# the tests (tests/lib.sh, tests/vm/lib.sh and the suites in $MMT_MATRIX_TESTS, default
 # every tests/vm/t-*.sh but t-00-boot, which checks the vng rig, and those
 # with a "# requires: python3" line; a name with a slash is a path), the static userspace
 # tools in /mmtune/userspace, the module
@@ -49,6 +49,7 @@ chmod 755 "$r/bin/mountpoint"
 cp "$out/mmtune.ko" "$r/mmtune/module/"
 mkdir -p "$r/mmtune/userspace"
 cp "$TOOLS/mmtunectl" "$TOOLS/mmstress" "$r/mmtune/userspace/"
+cp "$MMT_TOP/tests/lib.sh" "$r/mmtune/tests/"
 cp "$MMT_TOP/tests/vm/lib.sh" "$r/mmtune/tests/vm/"
 tests=${MMT_MATRIX_TESTS:-}
 if [ -z "$tests" ]; then

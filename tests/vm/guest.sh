@@ -10,10 +10,11 @@
 # fault since the mark), then prints the kernel log since the mark prefixed
 # with "dmesg| ", and last the sentinel line "mmtune-guest-done".
 #
-# Each test prints "ok - ..." / "not ok - ..." lines (tests/vm/lib.sh). A test
-# that exits non-zero without a "not ok" line, prints no check at all, or
-# runs past $MMT_TEST_TIMEOUT seconds (default 600) gets a "not ok" line here.
-# A test that leaves mmtune loaded gets it unloaded (and a "# " note).
+# Each test's results become a KTAP document (run_suite in tests/vm/lib.sh):
+# a test that exits non-zero without a "not ok" line, prints no check at
+# all, or runs past $MMT_TEST_TIMEOUT seconds (default 600) gets a "not ok"
+# line there. A test that leaves mmtune loaded gets it unloaded (and a "# "
+# note).
 
 MMT_TOP=$(cd "$(dirname "$0")/../.." && pwd)
 export MMT_TOP
@@ -28,7 +29,7 @@ mark="mmtune-guest: start $$.$RANDOM"
 echo "$mark" > /dev/kmsg
 
 [ $# -gt 0 ] || set -- ${MMT_TESTS:-}
-tests=()
+tests=() missing=
 if [ $# -eq 0 ]; then
 	for t in "$VM"/t-*.sh; do [ -e "$t" ] && tests+=("$t"); done
 else
@@ -36,20 +37,19 @@ else
 		for c in "$VM/$n" "$VM/$n.sh" "$VM/t-$n.sh"; do
 			[ -f "$c" ] && { tests+=("$c"); continue 2; }
 		done
-		fail "$n: no such test in tests/vm"
+		missing="$missing $n"
 	done
 fi
+if [ -n "${missing:-}" ]; then
+	ktap_begin guest
+	for n in $missing; do fail "$n: no such test in tests/vm"; done
+	ktap_end
+fi
 
-log=/var/tmp/mmt-test.log
 for t in "${tests[@]}"; do
-	name=$(basename "$t" .sh)
-	echo "# --- $name"
-	start=$(date +%s)
 	interp='sh'
 	head -n 1 "$t" | grep -q bash && interp=bash
-	timeout -k 10 "${MMT_TEST_TIMEOUT:-600}" "$interp" "$t" 2>&1 | tee "$log"
-	rc=${PIPESTATUS[0]}
-	suite_verdict "$name" "$rc" "$log" "$start"
+	run_suite "$(basename "$t" .sh)" timeout -k 10 "${MMT_TEST_TIMEOUT:-600}" "$interp" "$t"
 done
 
 dmesg_verdict "$mark"

@@ -1,38 +1,41 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Sourced by every tests/vm/t-*.sh inside the guest, and by the runners
-# (tests/vm/guest.sh, tests/matrix/init.sh) for their verdicts.
-# Each check prints exactly one line, "ok - NAME" or "not ok - NAME: why";
-# the host counts these lines and prints "N passed, N failed".
+# (tests/vm/guest.sh, tests/matrix/init.sh). The checks (ok, fail, skip,
+# check, expect_eq, within, t_rc, t_out, t_grep, t_json...) and the KTAP
+# output are tests/lib.sh's; these are the guest's helpers.
+#
+# A suite prints one result line per check; its runner frames them into a
+# KTAP document (run_suite), and the host adds up every document's results
+# into "N passed, N failed". A suite that cannot run at all on this kernel
+# says why in a "# " line and exits 4 (KSFT_SKIP) without a check.
 
 MMT_TOP=${MMT_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 DBG=/sys/kernel/debug
 MMT=$DBG/mmtune
+. "$MMT_TOP/tests/lib.sh"
 
-ok()   { echo "ok - $*"; }
-fail() { echo "not ok - $*"; }
+# info KEY: a line of the module's info file
+info() { sed -n "s/^$1: //p" $MMT/info; }
+order() { cat $MMT/fault_around_order; }
+# sect TEXT: a section of a suite, with the seconds since it started
+sect() { echo "# [${SECONDS:-?}s] $*"; }
 
-# check NAME CMD...: run CMD, pass if it exits 0.
-check() {
-	_name=$1; shift
-	if _out=$("$@" 2>&1); then ok "$_name"; else fail "$_name: $(echo "$_out" | tail -n 1)"; fi
-}
+# wr FILE VALUE: write like echo, but print the write's error (printf(1)
+# reports errno; the shell's builtin may not).
+wr() { env printf '%s\n' "$2" 2>&1 > "$1"; }
 
-# expect_eq NAME GOT WANT
-expect_eq() {
-	if [ "$2" = "$3" ]; then ok "$1"; else fail "$1: got '$2', want '$3'"; fi
-}
-
-# within NAME GOT WANT PERCENT: |GOT-WANT| <= WANT*PERCENT/100
-# within NAME GOT WANT PCT [SLACK]: |GOT - WANT| <= WANT * PCT / 100 + SLACK.
-# SLACK absorbs a fixed number of events not proportional to the work (a
-# probe's own startup faults): a few percent of 8192 pages, but of only 512
-# with 64 KiB pages.
-within() {
-	if awk -v g="$2" -v w="$3" -v p="$4" -v s="${5:-0}" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= w * p / 100 + s) }'; then
-		ok "$1 ($2 vs $3)"
+# expect_einval [NAME] FILE VALUE: writing VALUE to FILE fails with EINVAL
+# (NAME defaults to "write 'VALUE' to FILE's name").
+expect_einval() {
+	[ $# -ge 3 ] || set -- "write '$2' to ${1##*/}" "$1" "$2"
+	if _err=$(wr "$2" "$3"); then
+		fail "$1: accepted"
 	else
-		fail "$1: got $2, want $3 +-$4%${5:+ +-$5}"
+		case $_err in
+		*"Invalid argument"*) ok "$1: EINVAL" ;;
+		*) fail "$1: $_err" ;;
+		esac
 	fi
 }
 
@@ -51,30 +54,44 @@ unload_module() { rmmod mmtune 2>/dev/null; true; }
 
 mount_debugfs() { mountpoint -q $DBG || mount -t debugfs none $DBG; }
 
-# --- the runners' verdicts (tests/vm/guest.sh under vng, tests/matrix/init.sh
-# in the matrix's busybox guests)
+# --- the runners (tests/vm/guest.sh under vng, tests/matrix/init.sh in the
+# matrix's busybox guests)
 
-# suite_verdict NAME RC LOG START: a suite's failures are its own checks';
-# this adds one for a timeout, a suite that ran no check, or one that
-# failed without saying which check. Then its time; mmtune left loaded is
+# run_suite NAME CMD...: CMD (the suite under a timeout) as the KTAP
+# document NAME: its results renumbered in order (ktap_relay), then one
+# more failure for a timeout, a suite that ran no check, or one that
+# failed without saying which check (a suite that exits 4 with no check
+# is skipped), its time, the plan and the totals. mmtune left loaded is
 # unloaded.
-suite_verdict() {
-	if [ "$2" = 124 ] || [ "$2" = 137 ] || [ "$2" = 143 ]; then
-		fail "$1: timed out after ${MMT_TEST_TIMEOUT:-600}s"
-	elif ! grep -qE '^(not )?ok - ' "$3"; then
-		fail "$1: ran no check (exit status $2)"
-	elif [ "$2" != 0 ] && ! grep -q '^not ok - ' "$3"; then
-		fail "$1: exit status $2"
-	fi
-	echo "# $1: $(( $(date +%s) - $4 ))s"
+run_suite() {
+	_name=$1; shift
+	: > /var/tmp/mmt-suite.rc
+	{ "$@" 2>&1; echo $? > /var/tmp/mmt-suite.rc; } | suite_document "$_name" "$(date +%s)"
 	if [ -d /sys/module/mmtune ]; then
-		echo "# $1 left mmtune loaded: unloading"
+		echo "# $_name left mmtune loaded: unloading"
 		rmmod mmtune 2>&1 | sed 's/^/# /'
 	fi
 }
+suite_document() {
+	ktap_begin "$1"
+	ktap_relay
+	read -r _rc < /var/tmp/mmt-suite.rc
+	case ${_rc:-137} in
+	124|137|143) fail "$1: timed out after ${MMT_TEST_TIMEOUT:-600}s" ;;
+	*)	if [ "$KTAP_TESTNO" = 1 ]; then
+			if [ "$_rc" = 4 ]; then skip "$1" "the suite cannot run here"
+			else fail "$1: ran no check (exit status $_rc)"; fi
+		elif [ "$_rc" != 0 ] && [ "$KTAP_CNT_FAIL" = 0 ]; then
+			fail "$1: exit status $_rc"
+		fi ;;
+	esac
+	echo "# $1: $(( $(date +%s) - $2 ))s"
+	ktap_end
+}
 
 # dmesg_verdict MARK: the kernel log since MARK (all of it if MARK scrolled
-# away) has no WARNING, BUG, Oops, call trace or GPF; printed as "dmesg| ".
+# away) has no WARNING, BUG, Oops, call trace or GPF: the document "dmesg";
+# then the log, as "dmesg| " lines.
 dmesg_verdict() {
 	dmesg > /var/tmp/mmt-dmesg.all
 	if grep -qF "$1" /var/tmp/mmt-dmesg.all; then
@@ -83,6 +100,8 @@ dmesg_verdict() {
 		cp /var/tmp/mmt-dmesg.all /var/tmp/mmt-dmesg
 	fi
 	_bad=$(grep -E '\bWARNING\b|\bBUG\b|Oops|Call Trace|general protection' /var/tmp/mmt-dmesg | head -n 1)
+	ktap_begin dmesg
 	if [ -z "$_bad" ]; then ok "dmesg clean"; else fail "dmesg clean: $_bad"; fi
+	ktap_end
 	sed 's/^/dmesg| /' /var/tmp/mmt-dmesg
 }

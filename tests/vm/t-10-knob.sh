@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# The fault-around order knob (issue 2): load/unload, every order, fault
+# The fault-around order knob: load/unload, every order, fault
 # counts, bad input, the kernel's own knob, the module parameter.
 . "$(dirname "$0")/lib.sh"
 
@@ -10,8 +10,6 @@ WORK=$(mktemp -d /var/tmp/mmt-knob.XXXXXX)
 trap 'umount "$WORK/shm" 2>/dev/null; rm -rf "$WORK"' EXIT
 
 kbytes() { cat $KFA; }
-order() { cat $MMT/fault_around_order; }
-info() { sed -n "s/^$1: //p" $MMT/info; }
 
 unload_module
 ORIG=$(kbytes)

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Counters and hooks (issue 3): stats_enable registers and removes every
+# Counters and hooks: stats_enable registers and removes every
 # hook, the counters agree with the kernel's and the workload's own fault
 # counts, reset, latency, and 100 toggles under load.
 . "$(dirname "$0")/lib.sh"
@@ -19,7 +19,6 @@ cleanup() {
 trap cleanup EXIT
 
 mountpoint -q $TR || mount -t tracefs none $TR 2>/dev/null
-info() { sed -n "s/^$1: //p" $MMT/info; }
 stat_of() { sed -n "s/^$1 //p" $MMT/stats; }
 
 # Anything of mmtune's in ftrace or kprobes: print it (empty: nothing).
@@ -35,17 +34,6 @@ expect_unregistered() {
 		fail "$1: still registered: $(echo "$r" | head -n 1)"; fi
 }
 
-# EINVAL-checking write (printf(1) reports the write's errno).
-expect_einval() {
-	if err=$(env printf '%s\n' "$2" 2>&1 > "$1"); then
-		fail "write '$2' to ${1##*/} accepted"
-	else
-		case "$err" in
-		*"Invalid argument"*) ok "write '$2' to ${1##*/}: EINVAL" ;;
-		*) fail "write '$2' to ${1##*/}: $err" ;;
-		esac
-	fi
-}
 
 # snap PREFIX: counters and /proc/vmstat pgfault with shell builtins only,
 # so that taking the snapshot itself takes no page fault.

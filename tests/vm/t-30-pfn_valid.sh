@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# pfn_valid strategies (issue 8): the bench and its cross-check, the mode
+# pfn_valid strategies: the bench and its cross-check, the mode
 # gate, the pfn_to_online_page override against /proc/kpageflags' NOPAGE
 # bit, memory offline/online and soft-offline with the override on, and
 # unload removing it.
@@ -18,21 +18,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-info() { sed -n "s/^$1: //p" $MMT/info; }
-# wr FILE VALUE: write like echo, but print the write's error (printf(1)
-# reports errno; the shell's builtin may not).
-wr() { env printf '%s\n' "$2" 2>&1 > "$1"; }
-# expect_einval NAME FILE VALUE
-expect_einval() {
-	if err=$(wr "$2" "$3"); then
-		fail "$1: accepted"
-	else
-		case $err in
-		*"Invalid argument"*) ok "$1: EINVAL" ;;
-		*) fail "$1: $err" ;;
-		esac
-	fi
-}
 # The pfns whose KPF_NOPAGE (bit 20) is set, as hex ranges; nothing else
 # of the flags (they change from read to read).
 nopage() {
@@ -51,7 +36,7 @@ mark() { echo "# +$(($(date +%s) - T0))s $*"; }
 
 unload_module
 
-# --- the issue's claims about this kernel, checked here (each big file
+# --- what README's "pfn_valid strategies" says of this kernel, checked here (each big file
 # read once: slow under emulation)
 grep -E ' (t pfn_valid|T pfn_to_online_page)$' /proc/kallsyms > $WORK/syms
 grep -E '^(pfn_valid|pfn_to_online_page)( |$)' $TR/available_filter_functions > $WORK/traceable

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Per-process fault-around policy and autotune (issue 7): comm=, pid= and
+# Per-process fault-around policy and autotune: comm=, pid= and
 # cgroup= rules seen by an independent probe while an unmatched one runs at
 # the same time, the kernel's size raised and restored, bad rules rejected
 # atomically, the global order changed under rules, rules with stats on and
@@ -24,7 +24,6 @@ cleanup() {
 	unload_module
 }
 trap cleanup EXIT
-sect() { echo "# [${SECONDS}s] $*"; }
 
 CTL=$MMT_TOP/userspace/mmtunectl
 MMS=$MMT_TOP/userspace/mmstress
@@ -57,8 +56,6 @@ ORIG=$(cat $KFA)
 load_module || { fail "insmod"; exit 1; }
 MAX=$(sed -n 's/^max_order: //p' $MMT/info)
 DEF=$(sed -n 's/^default_order: //p' $MMT/info)
-order() { cat $MMT/fault_around_order; }
-info() { sed -n "s/^$1: //p" $MMT/info; }
 rules() { grep -v '^#' $POL | sed 's/ *#.*//'; }	# rule lines, no counters
 hdr() { sed -n "s/^# $1 order=\([0-9]*\).*/\1/p" $POL; }
 minflt() { set -- $(cat "$1"); echo "$4"; }

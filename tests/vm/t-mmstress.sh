@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # requires: python3 (output checks; the matrix's busybox guests skip this suite)
-# mmstress (issue 4), inside the guest: fault counts per order against
+# mmstress, inside the guest: fault counts per order against
 # independent counts, sweeps that restore the knob (also on SIGINT), every
 # workload's CSV and JSON, dio's nr_hugepages, migrate on two NUMA nodes
 # (or its skip status on one), the EOF/SIGBUS probe at every order, and
@@ -49,8 +49,6 @@ fi
 KNOB=$MMT/fault_around_order
 MAX=$(sed -n 's/^max_order: //p' $MMT/info)
 ALL=$(seq -s, 0 "$MAX")
-order() { cat $KNOB; }
-sect() { echo "# [${SECONDS}s] $*"; }
 
 # csvcol FILE COLUMN [NAME=VALUE...]: COLUMN of the data lines matching all
 # filters (awk: python3 takes seconds to start under TCG)

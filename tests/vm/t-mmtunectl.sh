@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # requires: python3 (output checks; the matrix's busybox guests skip this suite)
-# mmtunectl (issue 5), inside the guest: without the module get/set use the
+# mmtunectl, inside the guest: without the module get/set use the
 # kernel's knob and say so; with it, set/get round trips for every knob,
 # status --json against info, stats --watch deltas during a workload, bad
 # values refused before anything is written, and a clear error (exit 1)
@@ -21,8 +21,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-log2() { local n=$1 o=0; while [ $((n >>= 1)) -gt 0 ]; do o=$((o + 1)); done; echo $o; }
-
 # --- the binary: the tree's build, or $MMT_MMTUNECTL, else build it here
 CTL=${MMT_MMTUNECTL:-$MMT_TOP/userspace/mmtunectl}
 if [ ! -f "$CTL" ] || [ ! -x "$CTL" ]; then
@@ -36,50 +34,7 @@ if [ ! -f "$CTL" ] || [ ! -x "$CTL" ]; then
 fi
 ok "mmtunectl binary: $CTL ($("$CTL" --version))"
 
-# run CMD...: stdout in $WORK/out, stderr in $WORK/err, status in RC
-run() { "$@" > "$WORK/out" 2> "$WORK/err"; RC=$?; }
-errline() { head -c 300 "$WORK/err" | tr '\n' ' '; }
-# t_rc NAME WANT CMD...: exit status WANT; when not 0, one line on stderr
-t_rc() {
-	local name=$1 want=$2
-	shift 2
-	run "$@"
-	if [ "$RC" != "$want" ]; then
-		fail "$name: exit $RC, want $want: $(errline)"
-	elif [ "$want" != 0 ] && [ "$(wc -l < "$WORK/err")" != 1 ]; then
-		fail "$name: $(wc -l < "$WORK/err") lines on stderr, want 1: $(errline)"
-	else
-		ok "$name"
-	fi
-}
-t_out() {
-	local name=$1 want=$2
-	shift 2
-	run "$@"
-	if [ "$RC" = 0 ] && [ "$(cat "$WORK/out")" = "$want" ]; then
-		ok "$name"
-	else
-		fail "$name: exit $RC, got '$(head -c 100 "$WORK/out")', want '$want': $(errline)"
-	fi
-}
-t_grep() {
-	if grep -qE -- "$3" "$WORK/$2"; then ok "$1"; else fail "$1: no /$3/ in std$2: $(head -c 200 "$WORK/$2" | tr '\n' ' ')"; fi
-}
-# t_json NAME PYEXPR: stdout is JSON and PYEXPR holds (d: the document,
-# info: the module's info file as a dict read now)
-t_json() {
-	local why
-	if why=$(python3 - "$WORK/out" "$2" "$MMT/info" <<'EOF' 2>&1
-import json, os, sys
-d = json.load(open(sys.argv[1]))
-info = {}
-if os.path.exists(sys.argv[3]):
-    info = dict(l.split(": ", 1) for l in open(sys.argv[3]).read().splitlines() if ": " in l)
-if not eval("(" + sys.argv[2] + "\n)"):
-    sys.exit("does not hold: %s; got %s" % (sys.argv[2], json.dumps(d)[:400]))
-EOF
-	); then ok "$1"; else fail "$1: $(echo "$why" | tail -n 1)"; fi
-}
+# show: the last run's stdout, as "# | " lines
 show() { sed 's/^/# | /' "$WORK/out"; }
 
 unload_module

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* Exit codes shared by every tool (INTERFACE.md). */
+/* Exit codes shared by every tool (README, "mmtunectl", "mmstress"). */
 #define MMT_EXIT_OK	0	/* done */
 #define MMT_EXIT_FAIL	1	/* could not: no module, not root, no debugfs */
 #define MMT_EXIT_USAGE	2	/* bad usage or value out of range */
