@@ -72,7 +72,7 @@ fi
 echo "# kernel $KVER, mmtune $VER"
 
 # --- 2. userspace and host tests -----------------------------------------
-step "build: make tools" "$OUT/tools.log" make tools
+step "build: make tools WERROR=1" "$OUT/tools.log" make tools WERROR=1
 if [ -x tests/host/run.sh ] || [ -f tests/host/run.sh ]; then
 	echo "# host tests (tests/host/run.sh)"
 	bash tests/host/run.sh > "$OUT/host.log" 2>&1
