@@ -93,7 +93,9 @@ dkms_install() {
 	done
 	rm -rf "/usr/src/mmtune-$VER"
 	rm -f "/lib/modules/$KVER/updates/dkms/mmtune.ko"*	# unregistered leftovers
-	dkms add . &&
+	# the module's files alone (README.md, Install), not the whole checkout
+	make -s dkms-src DKMS_SRC="$PWD/build/dkms-src/mmtune-$VER" &&
+	dkms add "build/dkms-src/mmtune-$VER" &&
 	dkms build "mmtune/$VER" -k "$KVER" &&
 	dkms install "mmtune/$VER" -k "$KVER" &&
 	modinfo -k "$KVER" -n mmtune

@@ -20,6 +20,8 @@ npass=0 nfail=0
 ok()   { echo "ok - $*"; npass=$((npass + 1)); }
 fail() { echo "not ok - $*"; nfail=$((nfail + 1)); }
 check() { local n=$1; shift; if out=$("$@" 2>&1); then ok "$n"; else fail "$n: $(echo "$out" | tail -n 1)"; fi; }
+t0=0
+phase() { echo "# time: $1 $((SECONDS - t0)) s"; t0=$SECONDS; }
 finish() { echo "$npass passed, $nfail failed (${SECONDS} s)"; [ "$nfail" = 0 ]; exit; }
 
 KVER=$(tests/kver.sh) || { fail "setup: no 6.1 kernel with headers (tests/kver.sh)"; finish; }
@@ -28,6 +30,7 @@ DEB=$TOP/build/deb
 W=$(mktemp -d /var/tmp/mmtune-deb.XXXXXX)
 LOCK=/run/lock/mmtune-dkms.lock
 installed=0
+policy=0	# /etc/mmtune/policy is ours to remove
 
 # ---- 1. build and lint
 if make deb > "$W/deb.log" 2>&1; then
@@ -36,7 +39,8 @@ else
 	fail "make deb: $(tail -n 1 "$W/deb.log")"; finish
 fi
 DKMS_DEB=$DEB/mmtune-dkms_${VER}_all.deb
-TOOLS_DEB=$(ls "$DEB"/mmtune-tools_"${VER}"_*.deb 2>/dev/null | head -n 1)
+tools_debs=("$DEB"/mmtune-tools_"${VER}"_*.deb)
+TOOLS_DEB=${tools_debs[0]}
 check "both packages built" test -f "$DKMS_DEB" -a -f "$TOOLS_DEB"
 if lintian --fail-on error,warning "$DEB"/mmtune_"${VER}"_*.changes > "$W/lintian.log" 2>&1; then
 	ok "lintian: no error, no warning ($(grep -c '^[IPX]:' "$W/lintian.log") info/pedantic tags)"
@@ -44,6 +48,7 @@ else
 	fail "lintian: $(grep -m 1 '^[EW]:' "$W/lintian.log")"
 fi
 sed 's/^/# lintian: /' "$W/lintian.log"
+phase "make deb and lintian"
 
 # /usr/src/mmtune-VER holds make dkms-src's files, nothing else
 make -s dkms-src DKMS_SRC="$W/dkms-src" > /dev/null
@@ -72,15 +77,18 @@ relay() {
 		case $l in
 		"ok - "*) ok "$1${l#ok - }" ;;
 		"not ok - "*) fail "$1${l#not ok - }" ;;
+		"# "*) [ -n "$1" ] && echo "# $1${l#\# }" ;;
 		esac
 	done
 }
 relay "" < <(tests/dkms-guards.sh 2>&1)
+phase "BUILD_EXCLUSIVE guards"
 
 # ---- 3. install, VM, purge: the machine's DKMS state, under make check's lock
+# shellcheck disable=SC2317 # called through trap
 cleanup() {
 	[ "$installed" = 1 ] && DEBIAN_FRONTEND=noninteractive apt-get purge -y mmtune-dkms mmtune-tools > /dev/null 2>&1
-	rm -f /etc/mmtune/policy; rmdir /etc/mmtune 2>/dev/null
+	[ "$policy" = 1 ] && { rm -f /etc/mmtune/policy; rmdir /etc/mmtune 2>/dev/null; }
 	rm -rf "$W"
 }
 trap cleanup EXIT
@@ -100,6 +108,7 @@ for d in /usr/src/mmtune-*; do
 done
 rm -f /lib/modules/*/updates/dkms/mmtune.ko*
 check "no mmtune in DKMS before install" test -z "$(dkms status -m mmtune 2>/dev/null)"
+phase "lock and leftovers"
 if [ -e /etc/mmtune ]; then
 	fail "/etc/mmtune exists before install: not touching it"; finish
 fi
@@ -130,7 +139,10 @@ else
 	fail "systemd-analyze verify mmtune.service: $(echo "$out" | head -n 1)"
 fi
 
+phase "apt-get install (DKMS build) and checks"
+
 # the policy mmtune.service applies (the guest sees this /etc)
+policy=1
 mkdir -p /etc/mmtune
 printf '# written by tests/deb.sh\ncomm=mmtune-deb-t order=2\n' > /etc/mmtune/policy
 MMT_DEB_VERSION=$VER tests/vm/vng.sh --timeout 600 -- tests/vm/guest.sh deb-guest > "$W/vm.log" 2>&1
@@ -138,6 +150,7 @@ vrc=$?
 relay "vm: " < "$W/vm.log"
 grep -q '^mmtune-guest-done' "$W/vm.log" || { fail "vm: no end (rc $vrc)"; tail -n 20 "$W/vm.log" | sed 's/^/# vm: /'; }
 
+phase "VM"
 if DEBIAN_FRONTEND=noninteractive apt-get purge -y mmtune-dkms mmtune-tools > "$W/purge.log" 2>&1; then
 	ok "apt-get purge mmtune-dkms mmtune-tools"
 	installed=0
@@ -149,5 +162,6 @@ left=$(ls -d /usr/src/mmtune* /lib/modules/*/updates/dkms/mmtune* /var/lib/dkms/
 	/etc/mmtune /etc/modprobe.d/mmtune.conf /etc/modules-load.d/mmtune.conf \
 	/lib/systemd/system/mmtune.service /etc/systemd/system/*/mmtune.service 2>/dev/null)
 check "purge leaves nothing (${left:-no files})" test -z "$left"
+phase "purge and checks"
 flock -u 9
 finish

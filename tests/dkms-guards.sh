@@ -61,9 +61,9 @@ attempt refused i686
 # The arch regex as dkms applies it ([[ ARCH =~ RE ]]), on uname -m names
 re=$(bash -c '. ./dkms.conf 2>/dev/null; echo "$BUILD_EXCLUSIVE_ARCH"')
 for a in x86_64 aarch64 ppc64le; do
-	[[ $a =~ $re ]] && ok "BUILD_EXCLUSIVE_ARCH accepts $a" || fail "BUILD_EXCLUSIVE_ARCH refuses $a"
+	if [[ $a =~ $re ]]; then ok "BUILD_EXCLUSIVE_ARCH accepts $a"; else fail "BUILD_EXCLUSIVE_ARCH refuses $a"; fi
 done
 for a in ppc64 arm64 armv7l i686 x86_64_v2 s390x; do
-	[[ $a =~ $re ]] && fail "BUILD_EXCLUSIVE_ARCH accepts $a" || ok "BUILD_EXCLUSIVE_ARCH refuses $a"
+	if [[ $a =~ $re ]]; then fail "BUILD_EXCLUSIVE_ARCH accepts $a"; else ok "BUILD_EXCLUSIVE_ARCH refuses $a"; fi
 done
 [ "$nfail" = 0 ]

@@ -6,6 +6,7 @@
 # tools work and that the boot-time files the package ships do what they
 # say, run the way the boot runs them: the guest's /etc is the host's
 # (read-only), so the commented examples are uncommented into copies.
+# shellcheck source=tests/vm/lib.sh
 . "$MMT_TOP/tests/vm/lib.sh"
 
 UNIT=/lib/systemd/system/mmtune.service
@@ -43,12 +44,13 @@ else
 fi
 rmmod mmtune
 
-# /etc/modules-load.d/mmtune.conf uncommented, as systemd-modules-load reads it
-sed 's/^# *mmtune$/mmtune/' /etc/modules-load.d/mmtune.conf > /run/modules-load.d/mmtune.conf
+# /etc/modules-load.d/mmtune.conf uncommented, as systemd-modules-load reads
+# it (under another name: /etc's mmtune.conf would mask /run's)
+sed 's/^# *mmtune$/mmtune/' /etc/modules-load.d/mmtune.conf > /run/modules-load.d/mmtune-example.conf
 check "systemd-modules-load with the modules-load.d example uncommented" \
 	/lib/systemd/systemd-modules-load
-check "... loaded mmtune" test -d /sys/module/mmtune
-rm -f /run/modules-load.d/mmtune.conf
+check "systemd-modules-load loaded mmtune" test -d /sys/module/mmtune
+rm -f /run/modules-load.d/mmtune-example.conf
 rmmod mmtune 2>/dev/null
 
 # mmtune.service's commands, in its order, with /etc/mmtune/policy
@@ -61,6 +63,7 @@ has_rule() { /usr/sbin/mmtunectl policy show | awk -v m="${rule% order=*}" -v o=
 nrules() { /usr/sbin/mmtunectl policy show | sed -n 's/^rules: \([0-9]*\) of.*/\1/p'; }
 for c in ExecStartPre ExecStart; do
 	cmd=$(unit_cmds $c)
+	# shellcheck disable=SC2086 # the unit's command line, split as systemd does
 	check "mmtune.service $c: $cmd" $cmd
 done
 if has_rule; then
@@ -69,6 +72,7 @@ else
 	fail "mmtune.service start: '$rule' not in the policy: $(/usr/sbin/mmtunectl policy show 2>&1 | tr '\n' '|')"
 fi
 cmd=$(unit_cmds ExecStop)
+# shellcheck disable=SC2086 # as above
 check "mmtune.service ExecStop: $cmd" $cmd
 expect_eq "mmtune.service stop: rules left" "$(nrules)" 0
 rmmod mmtune
