@@ -4,9 +4,18 @@
 KDIR    ?= /lib/modules/$(shell uname -r)/build
 PREFIX  ?= /usr/local
 DESTDIR ?=
+SYSCONFDIR ?= /etc
+UNITDIR ?= $(PREFIX)/lib/systemd/system
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(CURDIR)/dkms.conf)
+# What DKMS needs to build the module: the one list for make dkms-src and
+# the mmtune-dkms package (/usr/src/mmtune-VERSION).
+DKMS_FILES := dkms.conf Kbuild Makefile module/Kbuild \
+	      $(sort $(wildcard module/*.c module/*.h))
+DKMS_SRC ?= $(CURDIR)/build/dkms-src/mmtune-$(VERSION)
+DEB_DIR := $(CURDIR)/build/deb
 
-.PHONY: all module tools install check check-matrix bench demo style clean help
+.PHONY: all module tools install install-boot dkms-src deb check check-deb \
+	check-matrix bench demo style clean help
 
 all: module tools
 
@@ -19,6 +28,39 @@ tools:
 
 install: tools
 	$(MAKE) -C userspace install PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" VERSION="$(VERSION)"
+
+# The boot-time files (README.md, "Settings that survive a reboot"): the
+# systemd unit, and commented examples in /etc that an install never
+# overwrites once there (they are the admin's).
+install-boot:
+	install -d "$(DESTDIR)$(UNITDIR)" "$(DESTDIR)$(SYSCONFDIR)/modprobe.d" \
+		"$(DESTDIR)$(SYSCONFDIR)/modules-load.d"
+	install -m 0644 dist/mmtune.service "$(DESTDIR)$(UNITDIR)/mmtune.service"
+	test -e "$(DESTDIR)$(SYSCONFDIR)/modprobe.d/mmtune.conf" || \
+		install -m 0644 dist/mmtune.modprobe.conf "$(DESTDIR)$(SYSCONFDIR)/modprobe.d/mmtune.conf"
+	test -e "$(DESTDIR)$(SYSCONFDIR)/modules-load.d/mmtune.conf" || \
+		install -m 0644 dist/mmtune.modules-load.conf "$(DESTDIR)$(SYSCONFDIR)/modules-load.d/mmtune.conf"
+
+# The module's sources alone, for dkms add (dkms copies the whole tree it
+# is given: `dkms add .` would copy tests, benches and tools too).
+dkms-src:
+	rm -rf "$(DKMS_SRC)"
+	install -d "$(DKMS_SRC)/module"
+	for f in $(DKMS_FILES); do install -m 0644 "$$f" "$(DKMS_SRC)/$$f" || exit 1; done
+	@echo "mmtune: DKMS source in $(DKMS_SRC) (dkms add $(DKMS_SRC))"
+
+# mmtune-dkms and mmtune-tools .debs in build/deb/, built from a copy of
+# the files they need (dpkg-buildpackage writes next to the tree it builds).
+deb:
+	rm -rf "$(DEB_DIR)"
+	install -d "$(DEB_DIR)/mmtune-$(VERSION)"
+	cp -a --parents $(DKMS_FILES) README.md userspace dist debian "$(DEB_DIR)/mmtune-$(VERSION)/"
+	cd "$(DEB_DIR)/mmtune-$(VERSION)" && dpkg-buildpackage -us -uc -b
+	rm -rf "$(DEB_DIR)/mmtune-$(VERSION)"
+	ls -l "$(DEB_DIR)"
+
+check-deb:
+	tests/deb.sh
 
 check:
 	tests/check.sh
@@ -40,8 +82,8 @@ clean:
 	-test -d "$(KDIR)" && $(MAKE) -C "$(KDIR)" M="$(CURDIR)" clean
 	rm -f module/*.o module/*.ko module/*.mod module/*.mod.c module/.*.cmd \
 	      module/modules.order module/Module.symvers Module.symvers modules.order
-	$(MAKE) -C userspace clean
+	if [ -d userspace ]; then $(MAKE) -C userspace clean; fi
 
 help:
-	@echo "targets: all module tools install check check-matrix bench demo style clean"
-	@echo "vars:    KDIR=$(KDIR) PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)"
+	@echo "targets: all module tools install install-boot dkms-src deb check check-deb check-matrix bench demo style clean"
+	@echo "vars:    KDIR=$(KDIR) PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) SYSCONFDIR=$(SYSCONFDIR) UNITDIR=$(UNITDIR)"

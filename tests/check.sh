@@ -77,7 +77,7 @@ fi
 echo "# kernel $KVER, mmtune $VER"
 
 # --- 2. userspace and host tests -----------------------------------------
-step "build: make tools" "$OUT/tools.log" make tools
+step "build: make tools WERROR=1" "$OUT/tools.log" make tools WERROR=1
 if [ -x tests/host/run.sh ] || [ -f tests/host/run.sh ]; then
 	bash tests/host/run.sh > "$OUT/host.log" 2>&1
 	rc=$?
@@ -101,7 +101,9 @@ dkms_install() {
 	done
 	rm -rf "/usr/src/mmtune-$VER"
 	rm -f "/lib/modules/$KVER/updates/dkms/mmtune.ko"*	# unregistered leftovers
-	dkms add . &&
+	# the module's files alone (README.md, Install), not the whole checkout
+	make -s dkms-src DKMS_SRC="$PWD/build/dkms-src/mmtune-$VER" &&
+	dkms add "build/dkms-src/mmtune-$VER" &&
 	dkms build "mmtune/$VER" -k "$KVER" &&
 	dkms install "mmtune/$VER" -k "$KVER" &&
 	modinfo -k "$KVER" -n mmtune

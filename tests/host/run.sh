@@ -458,7 +458,7 @@ VERSION=${VERSION:-0.0.0}
 build_suite() {
 	local o=$1 san=${2:-} flags="-Wall -Wextra -Werror -std=gnu11 -O1 -g"
 	[ -n "$san" ] && flags="$flags -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
-	make -s -C "$US" O="$o" VERSION="$VERSION" ${san:+SAN=1} ctl >"$W/build.log" 2>&1 &&
+	make -s -C "$US" O="$o" VERSION="$VERSION" WERROR=1 ${san:+SAN=1} ctl >"$W/build.log" 2>&1 &&
 		${CC:-cc} $flags -I"$US/lib" "$TOP/tests/host/unit.c" "$o/lib/libmmtune.a" -o "$o/unit" >>"$W/build.log" 2>&1
 }
 
