@@ -6,7 +6,7 @@ PREFIX  ?= /usr/local
 DESTDIR ?=
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(CURDIR)/dkms.conf)
 
-.PHONY: all module tools install check check-matrix bench demo style clean help
+.PHONY: all module tools install check check-matrix check-bench bench bench-wall demo style clean help
 
 all: module tools
 
@@ -29,7 +29,13 @@ check-matrix:
 style:
 	tests/style.sh "$(KDIR)"
 
+check-bench:
+	tests/bench-insn.sh --short
+
 bench:
+	tests/bench-insn.sh
+
+bench-wall:
 	tests/bench.sh
 	tests/bench-policy.sh
 
@@ -43,5 +49,5 @@ clean:
 	$(MAKE) -C userspace clean
 
 help:
-	@echo "targets: all module tools install check check-matrix bench demo style clean"
+	@echo "targets: all module tools install check check-matrix check-bench bench bench-wall demo style clean"
 	@echo "vars:    KDIR=$(KDIR) PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)"
