@@ -63,10 +63,10 @@ insn_stats() {
 	}' "$1"
 }
 
-# insn_check CSV: b = a within 0.1 % at each order; c_ctr/a printed, and
-# checked against 1.02 only where the hooks' design allows it (see below)
+# insn_check CSV: b = a within 0.1 % at each order; c_ctr/a <= 1.02
+# printed as ok, or else as an expected failure (TODO), not a failure
 insn_check() {
-	local stats pass=0 failn=0 o b c
+	local stats pass=0 failn=0 todo=0 o b c
 	stats=$(insn_stats "$1")
 	echo "$stats" | column -t >&2
 	for o in $ORDERS; do
@@ -82,12 +82,15 @@ insn_check() {
 		elif awk -v r="$c" 'BEGIN { exit !(r <= 1.02) }'; then
 			echo "ok - order $o: c_ctr/a = $c (<= 1.02)"; pass=$((pass + 1))
 		else
-			# Known design cost, not a regression: "pages mapped" is
-			# counted by an ftrace callback per PTE set (do_set_pte on
-			# 6.1), one per page of each fault-around window.
-			echo "not ok - order $o: c_ctr/a = $c (> 1.02) # TODO per-page do_set_pte callback, a known design cost"
+			# A known design cost, not a regression, so not a CI
+			# failure: counters take an ftrace callback per fault
+			# (handle_mm_fault, filemap_map_pages) and one per page
+			# mapped (do_set_pte on 6.1: 16 per fault at order 4).
+			echo "not ok - order $o: c_ctr/a = $c (> 1.02) # TODO ftrace callbacks per fault and per page mapped (do_set_pte), a known design cost"
+			todo=$((todo + 1))
 		fi
 	done
+	echo "# $todo expected failures (TODO, not counted as failed)"
 	echo "$pass passed, $failn failed"
 	[ $failn = 0 ]
 }
