@@ -162,6 +162,7 @@ bench_vm "$TOP/tests/bench-insn.sh"
 wall=$(( $(date +%s) - t0 ))
 insn_join "$dir" > "$dir/runs.csv" || exit 1
 if [ "$SHORT" = 1 ]; then
+	echo "# bench-insn --short: VM run ${wall} s"
 	insn_check "$dir/runs.csv"
 	exit $?
 fi
