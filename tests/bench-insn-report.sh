@@ -173,7 +173,7 @@ insn_plot() {
 		plot="$plot${plot:+, }'$dir/plot-$cfg.dat' using 1:2 with linespoints title '$cfg'"
 	done
 	gnuplot <<-EOF
-	set terminal svg size 720,480 dynamic font "sans,11"
+	set terminal svg size 720,480 dynamic noenhanced font "sans,11"
 	set output '$svg'
 	set title "guest instructions per read fault (kernel+user), $KVER, TCG"
 	set xlabel "fault-around order (pages = 2^order)"
