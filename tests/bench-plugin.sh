@@ -26,7 +26,7 @@ ver=$(dpkg-query -W -f='${source:Version}' qemu-system-x86 2>/dev/null) ||
 hdr=$Q/$ver/include/qemu-plugin.h
 
 fetch() {
-	local d=$Q/apt K=/usr/share/keyrings/debian-archive-keyring.gpg tarball
+	local d=$Q/apt K=/usr/share/keyrings/debian-archive-keyring.gpg tarball up
 	mkdir -p "$d/lists/partial" "$d/cache/archives/partial" "$Q/$ver/include"
 	[ -e "$d/status" ] || : > "$d/status"
 	cat > "$d/sources.list" <<-EOT
@@ -46,8 +46,8 @@ fetch() {
 		{ log "apt-get update failed: $(tail -n 3 "$Q/update.log")"; return 1; }
 	(cd "$Q" && apt-get "${papt[@]}" source --download-only "qemu=$ver") > "$Q/source.log" 2>&1 ||
 		{ log "apt-get source failed: $(tail -n 3 "$Q/source.log")"; return 1; }
-	tarball=$(ls "$Q"/qemu_"${ver#*:}"*.orig.tar.* 2>/dev/null ||
-		ls "$Q"/qemu_"$(echo "${ver#*:}" | sed 's/-[^-]*$//')".orig.tar.*)
+	up=${ver#*:}		# epoch off
+	tarball=$(ls "$Q/qemu_${up%-*}".orig.tar.*)	# Debian revision off
 	tar -xf "$tarball" -O --wildcards '*/include/qemu/qemu-plugin.h' > "$hdr.new"
 	[ -s "$hdr.new" ] || { log "no qemu-plugin.h in $tarball"; return 1; }
 	mv "$hdr.new" "$hdr"
