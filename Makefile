@@ -15,7 +15,7 @@ DKMS_SRC ?= $(CURDIR)/build/dkms-src/mmtune-$(VERSION)
 DEB_DIR := $(CURDIR)/build/deb
 
 .PHONY: all module tools install install-boot dkms-src deb check check-deb \
-	check-matrix bench demo style clean help
+	check-matrix check-bench bench bench-wall demo style clean help
 
 all: module tools
 
@@ -71,7 +71,13 @@ check-matrix:
 style:
 	tests/style.sh "$(KDIR)"
 
+check-bench:
+	tests/bench-insn.sh --short
+
 bench:
+	tests/bench-insn.sh
+
+bench-wall:
 	tests/bench.sh
 	tests/bench-policy.sh
 
@@ -85,5 +91,5 @@ clean:
 	if [ -d userspace ]; then $(MAKE) -C userspace clean; fi
 
 help:
-	@echo "targets: all module tools install install-boot dkms-src deb check check-deb check-matrix bench demo style clean"
+	@echo "targets: all module tools install install-boot dkms-src deb check check-deb check-matrix check-bench bench bench-wall demo style clean"
 	@echo "vars:    KDIR=$(KDIR) PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) SYSCONFDIR=$(SYSCONFDIR) UNITDIR=$(UNITDIR)"

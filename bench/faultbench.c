@@ -2,16 +2,26 @@
 /*
  * faultbench: read-fault throughput, the workload of `make bench`.
  *
- *   faultbench FILE SECONDS
+ *   faultbench [--passes N] [--markers] FILE [SECONDS]
  *
  * Maps FILE (best a cached tmpfs file) read-only, aligned to one page
  * table's span so fault-around windows are whole, reads one byte per
- * page, unmaps, and repeats until SECONDS have passed (whole passes only).
- * Prints one line:
+ * page, unmaps, and repeats until SECONDS have passed (whole passes only),
+ * or N passes with --passes (a fixed amount of work, for instruction
+ * counts).  Prints one line:
  *   faults N pages N seconds S faults_per_s R pages_per_s R
  * where faults are the process's minor+major faults during the passes
  * (getrusage) and pages the pages read.
+ *
+ * --markers: execute the no-op markers that bench/plugin/insncount.c
+ * (a QEMU TCG plugin) recognises: ON before and OFF after each pass's
+ * read loop (the mmap calls around it are not counted), EMIT after the
+ * last pass, so the plugin counts the guest instructions of the faults.
+ * Each pass then starts after a short sleep, so that work deferred by
+ * what came before (RCU callbacks freeing what exec and the last unmap
+ * left, kworkers) runs while the CPU is idle, not in the counted loop.
  */
+#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +31,25 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+
+/* see bench/plugin/insncount.c; "memory": no access moves across them */
+#if defined(__x86_64__)
+#define MARKER(k) asm volatile(".byte 0x0f, 0x1f, 0x80, " #k ", 0x54, 0x4d, 0x4d" ::: "memory")
+#elif defined(__aarch64__)
+#define MARKER(k) asm volatile("hint #(0x70 + " #k ")" ::: "memory")
+#else
+#define MARKER(k) do { } while (0)
+#define NO_MARKERS
+#endif
+
+#define SETTLE_US 20000
+
+static int markers;
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: faultbench [--passes N] [--markers] FILE [SECONDS]\n");
+}
 
 static double now(void)
 {
@@ -42,22 +71,53 @@ int main(int argc, char **argv)
 {
 	long psz = sysconf(_SC_PAGESIZE);
 	size_t align = (size_t)psz * (psz / 8);
+	static const struct option opts[] = {
+		{ "passes", required_argument, NULL, 'n' },
+		{ "markers", no_argument, NULL, 'm' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
 	volatile unsigned long sum = 0;
-	double secs, t0, t;
+	double secs = 0, t0, t;
 	size_t pages, i, done = 0;
-	long f0;
+	long f0, passes = 0, pass = 0;
 	struct stat st;
-	char *res;
-	int fd;
+	char *res, *end;
+	int fd, c;
 
-	if (argc < 3) {
-		fprintf(stderr, "usage: faultbench FILE SECONDS\n");
+	while ((c = getopt_long(argc, argv, "n:mh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			passes = strtol(optarg, &end, 10);
+			if (*end || passes < 1) {
+				fprintf(stderr, "faultbench: bad --passes %s\n", optarg);
+				return 2;
+			}
+			break;
+		case 'm':
+#ifdef NO_MARKERS
+			fprintf(stderr, "faultbench: no markers on this architecture\n");
+			return 2;
+#endif
+			markers = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind + (passes ? 1 : 2) != argc) {
+		usage(stderr);
 		return 2;
 	}
-	secs = atof(argv[2]);
-	fd = open(argv[1], O_RDONLY);
+	if (!passes)
+		secs = atof(argv[optind + 1]);
+	fd = open(argv[optind], O_RDONLY);
 	if (fd < 0 || fstat(fd, &st)) {
-		perror(argv[1]);
+		perror(argv[optind]);
 		return 1;
 	}
 	pages = st.st_size / psz;
@@ -80,8 +140,14 @@ int main(int argc, char **argv)
 			perror("mmap file");
 			return 1;
 		}
+		if (markers) {
+			usleep(SETTLE_US);
+			MARKER(0);
+		}
 		for (i = 0; i < pages; i++)
 			sum += p[i * psz];
+		if (markers)
+			MARKER(1);
 		done += pages;
 		/* back to PROT_NONE, keeping the address range ours */
 		if (mmap(res, st.st_size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS |
@@ -90,8 +156,10 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		t = now() - t0;
-	} while (t < secs);
+	} while (passes ? ++pass < passes : t < secs);
 	f0 = faults() - f0;
+	if (markers)
+		MARKER(2);
 	printf("faults %ld pages %zu seconds %.3f faults_per_s %.0f pages_per_s %.0f\n",
 	       f0, done, t, f0 / t, done / t);
 	return 0;

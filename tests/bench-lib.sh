@@ -9,7 +9,8 @@
 # caller's setup CONFIG / teardown CONFIG around each run.
 # On the host: bench_vm SCRIPT builds the module and faultbench and runs
 # SCRIPT --guest DIR in one VM (sets $KVER and $dir, the raw lines in
-# $dir/raw.txt); bench_table prints the markdown table of a raw file;
+# $dir/raw.txt; a caller's bench_pre_vm, if defined, runs first and may
+# set the array BENCH_VNG_ARGS of extra vng.sh options); bench_table prints the markdown table of a raw file;
 # bench_write OUT SECTION HEAD puts SECTION into OUT, newest run first.
 
 BENCH_F=/var/tmp/bench-shm/f
@@ -56,10 +57,12 @@ bench_vm() {
 		{ echo "$name: module build failed" >&2; exit 1; }
 	# /tmp is seen by the guest (an overlay of the host's /tmp)
 	dir=$(mktemp -d "/tmp/mmt-$name.XXXXXX")
-	trap 'rm -rf "$dir"' EXIT
+	[ -n "${MMT_BENCH_KEEP:-}" ] && echo "# keeping $dir" >&2 || trap 'rm -rf "$dir"' EXIT
 	cc -O2 -o "$dir/faultbench" "$TOP/bench/faultbench.c" || exit 1
+	BENCH_VNG_ARGS=()
+	if declare -F bench_pre_vm > /dev/null; then bench_pre_vm || exit 1; fi
 	echo "# $name: $ROUNDS rounds x {$CONFIGS} x ${SECS}s, ${MB} MiB file, kernel $KVER" >&2
-	"$TOP/tests/vm/vng.sh" --timeout 3000 -- env MMT_BENCH_ROUNDS="$ROUNDS" \
+	"$TOP/tests/vm/vng.sh" --timeout 3000 "${BENCH_VNG_ARGS[@]}" -- env MMT_BENCH_ROUNDS="$ROUNDS" \
 		MMT_BENCH_SECONDS="$SECS" MMT_BENCH_MB="$MB" "$1" --guest "$dir" \
 		> "$dir/raw.txt" 2> "$dir/console.txt"
 	grep -q mmtune-bench-done "$dir/raw.txt" || {
@@ -132,14 +135,22 @@ bench_write() {
 		echo
 	} > "$dir/section.md"
 	cat "$dir/section.md"
+	bench_insert "$out" "$dir/section.md"
+}
+
+# bench_insert OUT SECTION: the file SECTION into OUT after its head
+# (everything before the first dated "## "), newest first; OUT is created
+# with the head $BENCH_HEAD if missing
+bench_insert() {
+	local out=$1 sec=$2
 	if [ -f "$out" ]; then
-		awk -v sec="$dir/section.md" '
+		awk -v sec="$sec" '
 			!done && /^## [0-9]/ { while ((getline l < sec) > 0) print l; done = 1 }
 			{ print }
 			END { if (!done) while ((getline l < sec) > 0) print l }' "$out" > "$dir/new.md" &&
 			cp "$dir/new.md" "$out"
 	else
-		{ echo "$BENCH_HEAD"; echo; cat "$dir/section.md"; } > "$out"
+		{ echo "$BENCH_HEAD"; echo; cat "$sec"; } > "$out"
 	fi
 	echo "# written to $out" >&2
 }

@@ -77,7 +77,7 @@ fi
 # ------------------------------------------------------------------- host
 OUT=${MMT_BENCH_POLICY_OUT:-$TOP/bench/policy.md}
 bench_vm "$TOP/tests/bench-policy.sh"
-BENCH_HEAD=$'# mmtune policy-lookup benchmark results\n\nWritten by tests/bench-policy.sh (part of `make bench`).'
+BENCH_HEAD=$'# mmtune policy-lookup benchmark results\n\nWritten by tests/bench-policy.sh (part of `make bench-wall`).'
 bench_write "$OUT" "policy lookup, kernel $KVER" \
 	"read faults on a ${MB} MiB cached tmpfs file at the default fault-around order, stats off.
 a: no module; p0: loaded, no rules; p1: one rule, not matching; p16: sixteen rules

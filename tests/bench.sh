@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# tests/bench.sh (`make bench`): what the fault-path hooks cost.
+# tests/bench.sh (`make bench-wall`): what the fault-path hooks cost, in
+# wall-clock throughput (`make bench` counts instructions: tests/bench-insn.sh).
 #
 # One VM run (tests/vm/vng.sh, TCG), in which a read-fault workload
 # (bench/faultbench.c: read one byte per page of a cached tmpfs file,
@@ -102,6 +103,6 @@ OUT=${MMT_BENCH_OUT:-$TOP/bench/RESULTS.md}
 command -v bpftrace > /dev/null ||
 	echo "bench: bpftrace not installed (tests/deps/bench.txt; run tests/setup.sh): d will be missing" >&2
 bench_vm "$TOP/tests/bench.sh"
-BENCH_HEAD=$'# mmtune benchmark results\n\nWritten by `make bench` (tests/bench.sh).'
+BENCH_HEAD=$'# mmtune benchmark results\n\nWritten by `make bench-wall` (tests/bench.sh).'
 bench_write "$OUT" "kernel $KVER" \
 	"read faults on a ${MB} MiB cached tmpfs file at the default fault-around order."

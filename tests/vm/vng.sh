@@ -21,6 +21,9 @@
 #                     (vng: --memory 2G --numa 1G,cpus=0 --numa 1G,cpus=1)
 #   --timeout S       kill the whole VM after S seconds (default 900)
 #   --append ARG      extra kernel command line (repeatable)
+#   --qemu-arg ARG    extra qemu arguments, split at spaces (repeatable;
+#                     e.g. '-plugin /path/libinsncount.so,out=/tmp/x' for
+#                     tests/bench-insn.sh)
 #   --verbose         show the kernel's boot console on stderr
 #
 # What the guest sees: the host's root filesystem read-only (9p), so the work
@@ -41,8 +44,9 @@ numa=0
 tmo=900
 verbose=0
 append=()
+qemu=()
 
-usage() { sed -n '4,24p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '4,27p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -52,6 +56,7 @@ while [ $# -gt 0 ]; do
 	--numa) numa=1; shift ;;
 	--timeout) tmo=$2; shift 2 ;;
 	--append) append+=(--append "$2"); shift 2 ;;
+	--qemu-arg) qemu+=("--qemu-opts=$2"); shift 2 ;;
 	--verbose) verbose=1; shift ;;
 	--) shift; break ;;
 	-h|--help) usage ;;
@@ -89,7 +94,7 @@ fi
 args=(--run "$kernel" --disable-kvm --cpus "$cpus" --memory "${mem_mb}M" --user root
 	"${numa_args[@]}")
 [ $verbose = 1 ] && args+=(--verbose)
-args+=("${append[@]}")
+args+=("${append[@]}" "${qemu[@]}")
 
 # The command, quoted for the guest's bash; MMT_* variables go along.
 cmd=$(printf '%q ' "$@")

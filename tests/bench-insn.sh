@@ -1,0 +1,170 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# tests/bench-insn.sh [--short] (`make bench`; --short: `make check-bench`):
+# what the fault-path hooks cost, in guest instructions per fault.
+#
+# Wall-clock figures under TCG follow the host's other load (bench/RESULTS.md
+# saw 15-40 % spreads); the instructions the guest executes do not.  One VM
+# run (tests/vm/vng.sh, 1 vCPU, qemu -icount shift=0 so that guest time,
+# hence the timer tick, follows instructions, not the host) loads the QEMU
+# TCG plugin bench/plugin/insncount.c (built by tests/bench-plugin.sh),
+# which counts the instructions bench/faultbench.c --markers executes in its
+# read loops, user and kernel mode apart.  Per order (fault_around_bytes,
+# the kernel's own knob) and configuration, interleaved and repeated:
+#   a       no module
+#   b       mmtune loaded, everything off
+#   c_ctr   stats_enable 1, latency_enable 0 (counters)
+#   c       stats_enable 1, latency_enable 1 (counters and latency)
+#   p1      one policy rule, not matching faultbench
+#   p1m     one rule matching faultbench
+#   p32     32 rules, none matching (30 comm=, a pid=, a cgroup=)
+#   p32m    32 rules, the last matching (30 comm=, a pid=, comm=faultbench)
+# (every rule at the order under test: the window is what a's is).
+# The host joins the guest's runs (faults from getrusage) with the plugin's
+# counts, prints the table (medians, spread, ratios to a of the same run),
+# a gnuplot SVG and a per-function profile of c_ctr minus a (kernel blocks
+# attributed to the guest's /proc/kallsyms), and writes them to
+# bench/RESULTS.md (bench/insn-per-fault.svg).
+#
+# --short: orders 0 and 4, configurations a, b, c_ctr; asserts b = a within
+# 0.1 % and prints c_ctr/a; ok/not ok lines, "N passed, N failed"; exit 1
+# on a failure; writes no results file.
+#
+# Env: MMT_BENCH_ROUNDS (default 3), MMT_BENCH_MB file size (default 64),
+#      MMT_BENCH_PASSES passes per order (default "0:1 4:4 9:8"),
+#      MMT_BENCH_ORDERS, MMT_BENCH_CONFIGS (override the lists),
+#      MMT_BENCH_OUT (default bench/RESULTS.md), MMT_BENCH_TOP (profile
+#      lines, default 15), MMT_BENCH_KEEP=1 (keep the work dir in /tmp),
+#      MMT_KERNEL (see vng.sh).
+# Inside the guest this script runs itself as: tests/bench-insn.sh --guest DIR
+set -uo pipefail
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+SHORT=${MMT_BENCH_SHORT:-0}
+[ "${1:-}" = --short ] && { SHORT=1; shift; }
+export MMT_BENCH_SHORT=$SHORT
+ROUNDS=${MMT_BENCH_ROUNDS:-3}
+MB=${MMT_BENCH_MB:-64}
+SECS=0
+PASSES=${MMT_BENCH_PASSES:-"0:1 4:4 9:8"}
+if [ "$SHORT" = 1 ]; then
+	ORDERS=${MMT_BENCH_ORDERS:-"0 4"}
+	CONFIGS=${MMT_BENCH_CONFIGS:-"a b c_ctr"}
+else
+	ORDERS=${MMT_BENCH_ORDERS:-"0 4 9"}
+	CONFIGS=${MMT_BENCH_CONFIGS:-"a b c_ctr c p1 p1m p32 p32m"}
+fi
+export MMT_BENCH_PASSES="$PASSES" MMT_BENCH_ORDERS="$ORDERS" MMT_BENCH_CONFIGS="$CONFIGS"
+. "$TOP/tests/bench-lib.sh"
+
+# ------------------------------------------------------------------ guest
+guest() {
+	local dir=$1 dbg=/sys/kernel/debug mmt=/sys/kernel/debug/mmtune
+	local cg=/sys/fs/cgroup ko=$TOP/module/mmtune.ko
+	local r o c i n nr seq=0 cfgs out fab
+	export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+	mountpoint -q $dbg || mount -t debugfs none $dbg
+	grep -q " $cg cgroup2 " /proc/mounts || mount -t cgroup2 none $cg
+	mkdir -p $cg/mmt-bench
+	bench_mount_file
+	echo 0 > /proc/sys/kernel/kptr_restrict
+	awk '$2 ~ /^[tT]$/ { print "ksym", $1, $3, $4 }' /proc/kallsyms
+
+	# rules N MATCH ORDER: N rules at ORDER, the last one MATCH (or none)
+	rules() {
+		local k
+		for k in $(seq 1 $(($1 > 2 ? $1 - 2 : 0))); do echo "comm=nomatch$k order=$3"; done
+		[ "$1" -gt 2 ] && echo "pid=1 order=$3"
+		if [ "$2" = 1 ]; then echo "comm=faultbench order=$3"
+		elif [ "$1" -gt 1 ]; then echo "cgroup=/mmt-bench order=$3"
+		else echo "comm=nomatch order=$3"
+		fi
+	}
+	# setup CONFIG ORDER; policy files are written with one write(2)
+	setup() {
+		echo $((4096 << $2)) > $dbg/fault_around_bytes
+		case $1 in
+		a) ;;
+		b) insmod "$ko" ;;
+		c_ctr) insmod "$ko" && echo 0 > $mmt/latency_enable && echo 1 > $mmt/stats_enable ;;
+		c) insmod "$ko" && echo 1 > $mmt/latency_enable && echo 1 > $mmt/stats_enable ;;
+		p1|p1m|p32|p32m)
+			nr=${1#p}; nr=${nr%m}
+			rules "$nr" "$([ "${1%m}" = "$1" ] && echo 0 || echo 1)" "$2" > /var/tmp/rules
+			insmod "$ko" && cat /var/tmp/rules > $mmt/policy ;;
+		esac
+	}
+	teardown() {
+		case $1 in
+		c|c_ctr) echo "# $1 stats: $(tr '\n' ' ' < $mmt/stats)" ;;
+		p*) echo "# $1 policy: $(grep -cE '^(comm|pid|cgroup)=' $mmt/policy) rules; $(grep -m1 faultbench $mmt/policy)" ;;
+		esac
+		rmmod mmtune 2>/dev/null
+		true
+	}
+	# run SEQ LABEL ORDER: faultbench with markers; the plugin emits SEQ
+	run() {
+		local pn=1 kv
+		for kv in $PASSES; do [ "${kv%%:*}" = "$3" ] && pn=${kv#*:}; done
+		# let deferred work of the setup (text pokes of static keys,
+		# kworkers) run before, not during, the measured loops
+		sleep 1
+		out=$(taskset -c 0 "$dir/faultbench" --passes "$pn" --markers $BENCH_F) ||
+			echo "# run $1 failed"
+		echo "run $1 $2 $out"
+	}
+
+	read -r -a cfgs <<< "$CONFIGS"
+	n=${#cfgs[@]}
+	echo 65536 > $dbg/fault_around_bytes
+	run $((++seq)) warm,4,warm 4
+	for r in $(seq 1 "$ROUNDS"); do
+		for o in $ORDERS; do
+			for i in $(seq 0 $((n - 1))); do
+				c=${cfgs[$(( (i + r - 1) % n ))]}	# rotated every round
+				if setup "$c" "$o"; then
+					fab=$(cat $dbg/fault_around_bytes)
+					[ "$fab" = $((4096 << o)) ] ||
+						echo "# warning: $c order $o: fault_around_bytes $fab"
+					# the module's text and ftrace/kprobe trampolines, for
+					# the profile (they move between loads)
+					case $c in c|c_ctr) awk -v s=$((seq + 1)) \
+						'$2 ~ /^[tT]$/ && NF == 4 { print "msym", s, $1, $3 }' /proc/kallsyms ;;
+					esac
+					run $((++seq)) "$r,$o,$c" "$o"
+				else
+					echo "# round $r order $o: $c could not be set up"
+				fi
+				teardown "$c"
+			done
+		done
+	done
+	umount /var/tmp/bench-shm
+	rmdir $cg/mmt-bench
+	echo "mmtune-bench-done"
+}
+
+if [ "${1:-}" = --guest ]; then
+	guest "$2"
+	exit 0
+fi
+
+# ------------------------------------------------------------------- host
+. "$TOP/tests/bench-insn-report.sh"
+
+bench_pre_vm() {
+	"$TOP/tests/bench-plugin.sh" "$dir/libinsncount.so" || return 1
+	BENCH_VNG_ARGS=(--cpus 1 --qemu-arg "-icount shift=0"
+		--qemu-arg "-plugin $dir/libinsncount.so,out=$dir/insn.txt,profile=$dir/prof.txt")
+}
+t0=$(date +%s)
+bench_vm "$TOP/tests/bench-insn.sh"
+wall=$(( $(date +%s) - t0 ))
+insn_join "$dir" > "$dir/runs.csv" || exit 1
+if [ "$SHORT" = 1 ]; then
+	echo "# bench-insn --short: VM run ${wall} s"
+	insn_check "$dir/runs.csv"
+	exit $?
+fi
+OUT=${MMT_BENCH_OUT:-$TOP/bench/RESULTS.md}
+insn_write "$OUT" "$TOP/bench/insn-per-fault.svg"
