@@ -562,6 +562,23 @@ else
 	fail "make install DESTDIR PREFIX=/usr: $(tail -n 3 "$W/install.log" | tr '\n' ' ')"
 fi
 
+# mmstress: a reader that goes away (| head) mid-sweep must not leave the
+# test file behind (it used to die by SIGPIPE with the file in place)
+MMS=$W/inst/mmstress
+if [ -x "$MMS" ]; then
+	d=$(mktemp -d /dev/shm/mmt-host.XXXXXX 2>/dev/null || mktemp -d "$W/mms.XXXXXX")
+	"$MMS" seq -s 1M -r 50 --warmup 0 -F csv -q -f "$d" 2>"$W/err" | head -n 2 >"$W/out"
+	rc=${PIPESTATUS[0]}
+	expect_lines=$(wc -l <"$W/out")
+	[ "$expect_lines" = 2 ] && ok "mmstress | head -2: two lines read" || fail "mmstress | head -2: $expect_lines lines"
+	[ -z "$(ls -A "$d")" ] && ok "mmstress | head -2: test file removed" || fail "mmstress | head -2 left $(ls "$d")"
+	[ "$rc" = 141 ] && ok "mmstress | head -2: ends by SIGPIPE (141)" || fail "mmstress | head -2: exit $rc: $(errline)"
+	[ -s "$W/err" ] && fail "mmstress | head -2: says something: $(errline)" || ok "mmstress | head -2: quiet"
+	rm -rf "$d"
+else
+	fail "mmstress: not built by make install"
+fi
+
 # man page: groff finds nothing to warn about, every verb is described
 if command -v groff >/dev/null; then
 	w=$(groff -man -ww -z "$US/man/mmtunectl.8" 2>&1)
