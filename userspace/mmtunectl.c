@@ -1212,6 +1212,72 @@ static int live_rules(const struct pstate *ps, struct prule *out)
 	return n;
 }
 
+#define LOAD_MAX	65536	/* policy load: larger files are refused, not cut */
+
+/*
+ * The rules of a policy file ("-": stdin) as policy show or the module's
+ * file print them: a rule per line, text after '#' and blank lines
+ * ignored, "clear" alone for none.  Refused with a clear error, before
+ * anything is written: a file over LOAD_MAX bytes or holding a NUL byte
+ * (a prefix of it would pass for the whole), a bad rule, a line with more
+ * or less than one rule.  Returns the number of rules or -(exit code).
+ */
+static int load_rules(const char *path, struct prule *out)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "re") : stdin;
+	char *text = malloc(LOAD_MAX + 1), *line, *save = NULL;
+	size_t got = 0, k;
+	int n = 0, clear = 0, lineno = 0, rc = 0;
+
+	if (!f || !text) {
+		fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
+		free(text);
+		return -MMT_EXIT_FAIL;
+	}
+	while (got <= LOAD_MAX && (k = fread(text + got, 1, LOAD_MAX + 1 - got, f)) > 0)
+		got += k;
+	if (ferror(f))
+		rc = -(fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno)), MMT_EXIT_FAIL);
+	else if (got > LOAD_MAX)
+		rc = -usage_err("policy", "load: %.200s is larger than %d bytes: refused", path, LOAD_MAX);
+	else if (memchr(text, '\0', got))
+		rc = -usage_err("policy", "load: %.200s holds a NUL byte: not a policy file", path);
+	if (f != stdin)
+		fclose(f);
+	text[got < LOAD_MAX ? got : LOAD_MAX] = '\0';
+	for (line = strtok_r(text, "\n", &save); line && !rc; line = strtok_r(NULL, "\n", &save)) {
+		char *hash = strchr(line, '#'), *w = line;
+		int m;
+
+		lineno++;
+		if (hash)
+			*hash = '\0';
+		w += strspn(w, " \t\r");
+		if (!*w || strspn(w, " \t\r") == strlen(w))
+			continue;
+		if (!strncmp(w, "clear", 5) && strspn(w + 5, " \t\r") == strlen(w + 5)) {
+			clear = 1;
+			continue;
+		}
+		if (n == PRULES_MAX) {
+			rc = -usage_err("policy", "load: %.200s: more than %d rules", path, PRULES_MAX);
+			break;
+		}
+		m = rules_from_args("policy", 1, &w, out + n, PRULES_MAX - n);
+		if (m != 1) {
+			fprintf(stderr, PROG ": policy load: %.200s line %d: want one rule, MATCH order=N\n",
+				path, lineno);
+			rc = m < 0 ? m : -MMT_EXIT_USAGE;
+			break;
+		}
+		n++;
+	}
+	free(text);
+	if (!rc && clear && n)
+		rc = -usage_err("policy", "load: %.200s: 'clear' must be alone", path);
+	return rc ? rc : n;
+}
+
 static void print_ctr_json(const struct prule *r)
 {
 	if (r->has_hits)
@@ -1251,23 +1317,28 @@ static void policy_show(const struct pstate *ps, int json)
 		fputs("]}\n", stdout);
 		return;
 	}
+	/*
+	 * Policy text: comments and "MATCH order=N # counters" lines, so that
+	 * what show prints, policy load takes back unchanged.
+	 */
 	for (i = 0; i < ps->nr; i++)
-		if ((int)strlen(ps->r[i].match) + (ps->r[i].exited ? 9 : 0) > w)
-			w = (int)strlen(ps->r[i].match) + (ps->r[i].exited ? 9 : 0);
-	printf("rules: %d of %d, first match wins; default order %d, kernel order %d\n",
+		if ((int)strlen(ps->r[i].match) > w)
+			w = (int)strlen(ps->r[i].match);
+	printf("# rules %d of %d, first match wins; default order %d, kernel order %d\n",
 	       ps->nr, ps->max_rules, ps->default_order, ps->kernel_order);
-	printf("%-3s %-*s %7s %12s %12s\n", "#", w, "rule", "order", "hits", "pages");
+	printf("# %-*s %-13s %12s %12s\n", w - 2 > 0 ? w - 2 : 0, "rule", "order", "hits", "pages");
 	for (i = 0; i < ps->nr; i++) {
 		const struct prule *r = &ps->r[i];
-		char m[MATCH_LEN + 16];
+		char o[32];
 
-		snprintf(m, sizeof(m), "%s%s", r->match, r->exited ? " (exited)" : "");
-		printf("%-3d %-*s %7s", i + 1, w, m, r->order);
-		printf(" %12s", r->has_hits ? (snprintf(num, sizeof(num), "%llu", r->hits), num) : "-");
-		printf(" %12s\n", r->has_pages ? (snprintf(num, sizeof(num), "%llu", r->pages), num) : "-");
+		snprintf(o, sizeof(o), "order=%s", r->order);
+		printf("%-*s %-13s #", w, r->match, o);
+		printf(" %10s", r->has_hits ? (snprintf(num, sizeof(num), "%llu", r->hits), num) : "-");
+		printf(" %12s%s\n", r->has_pages ? (snprintf(num, sizeof(num), "%llu", r->pages), num) : "-",
+		       r->exited ? " exited" : "");
 	}
 	if (ps->nr) {
-		printf("%-3s %-*s %7d", "-", w, "(no rule)", ps->default_order);
+		printf("# %-*s order=%-7d", w - 2 > 0 ? w - 2 : 0, "(no rule)", ps->default_order);
 		printf(" %12s", ps->def.has_hits ? (snprintf(num, sizeof(num), "%llu", ps->def.hits), num) : "-");
 		printf(" %12s\n", ps->def.has_pages ? (snprintf(num, sizeof(num), "%llu", ps->def.pages), num) : "-");
 	}
@@ -1314,7 +1385,13 @@ static int cmd_policy(int argc, char **argv)
 		goto out;
 	}
 	/* rules are checked before the module is asked anything */
-	if (!strcmp(sub, "set") || !strcmp(sub, "add")) {
+	if (!strcmp(sub, "load")) {
+		n = load_rules(argv[optind + 1], nr);
+		if (n < 0) {
+			rc = -n;
+			goto out;
+		}
+	} else if (!strcmp(sub, "set") || !strcmp(sub, "add")) {
 		n = rules_from_args("policy", nargs - 1, argv + optind + 1, nr, PRULES_MAX);
 		if (n < 0) {
 			rc = -n;
@@ -1362,31 +1439,12 @@ static int cmd_policy(int argc, char **argv)
 				keep[m++] = ps->r[i];
 		}
 		rc = write_rules(keep, m);
-	} else {	/* load */
-		const char *path = argv[optind + 1];
-		FILE *f = strcmp(path, "-") ? fopen(path, "re") : stdin;
-		char *text = malloc(BUFSZ);
-		size_t got;
-		int err;
-
-		if (!f || !text) {
-			fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
-			free(text);
-			rc = MMT_EXIT_FAIL;
+	} else {	/* load: checked and read before anything is asked */
+		if (n > ps->max_rules) {
+			rc = usage_err("policy", "load: %d rules, the module takes at most %d", n, ps->max_rules);
 			goto out;
 		}
-		got = fread(text, 1, BUFSZ - 1, f);
-		text[got] = '\0';
-		if (f != stdin)
-			fclose(f);
-		err = mmt_knob_write("policy", text);
-		free(text);
-		if (err && (errno == EINVAL || errno == ESRCH)) {
-			fprintf(stderr, PROG ": the module rejected %s (the kernel log says why)\n", path);
-			rc = MMT_EXIT_USAGE;
-		} else if (err) {
-			rc = lib_fail(err);
-		}
+		rc = write_rules(nr, n);
 	}
 out:
 	free(ps);

@@ -500,6 +500,53 @@ suite_kernel() {
 	t_rc "no debugfs, module: status" 0 "$CTL" status
 }
 
+# policy load and tune --orders against a fake policy file: every refusal
+# exits 2 and leaves the file as it was
+suite_policy() {
+	local pol before big i
+	fresh
+	pol=$T/policy
+	printf '# rules 1/32\n# kernel order=4\n# default order=4 hits=5 pages=-\ncomm=keep order=3 # hits=1 pages=-\n' >"$pol"
+	before=$(cat "$pol")
+	big=$W/big.pol
+	: >"$big"
+	i=0
+	while [ $i -lt 1300 ]; do		# 1300 x 56 bytes: over 64 KiB, rules first
+		printf 'comm=r%-4d order=2 # ..................................\n' $((i % 32)) >>"$big"
+		i=$((i + 1))
+	done
+	t_rc "policy load: over 64 KiB refused" 2 "$CTL" policy load "$big"
+	t_grep "policy load: over 64 KiB: says so" err "larger than 65536 bytes"
+	t_file "policy load: over 64 KiB: nothing written" "$pol" "$before"
+	printf 'comm=a order=1\n\0comm=b order=2\n' >"$W/nul.pol"
+	t_rc "policy load: NUL byte refused" 2 "$CTL" policy load "$W/nul.pol"
+	t_grep "policy load: NUL byte: says so" err "NUL byte"
+	t_file "policy load: NUL byte: nothing written" "$pol" "$before"
+	printf 'comm=a order=1 comm=b order=2\n' >"$W/two.pol"
+	run "$CTL" policy load "$W/two.pol"
+	[ "$RC" = 2 ] && ok "policy load: two rules on a line refused" || fail "policy load: two rules a line: exit $RC"
+	t_file "policy load: two rules a line: nothing written" "$pol" "$before"
+	printf 'comm=a order=99\n' >"$W/bad.pol"
+	run "$CTL" policy load "$W/bad.pol"
+	[ "$RC" = 2 ] && grep -q "line 1" "$W/err" && ok "policy load: bad order refused, line named" ||
+		fail "policy load: bad order: exit $RC: $(errline)"
+	t_file "policy load: bad order: nothing written" "$pol" "$before"
+	printf '# a comment\n\ncomm=a order=1   # hits=3 pages=-\n  comm=b order=default\n' >"$W/ok.pol"
+	t_rc "policy load: comments and counters dropped" 0 "$CTL" policy load "$W/ok.pol"
+	t_file "policy load: canonical rules written" "$pol" "$(printf 'comm=a order=1\ncomm=b order=default')"
+	printf '# rules 1/32\n# kernel order=4\n# default order=4 hits=5 pages=-\ncomm=keep order=3 # hits=1 pages=-\n' >"$pol"
+	run "$CTL" policy show
+	cp "$W/out" "$W/show.pol"
+	t_rc "policy show output loads back" 0 "$CTL" policy load "$W/show.pol"
+	t_file "policy show output: the same rule" "$pol" "comm=keep order=3"
+	printf '# rules 1/32\n# kernel order=4\n# default order=4 hits=5 pages=-\ncomm=keep order=3 # hits=1 pages=-\n' >"$pol"
+	for v in 10 0,10 0-10 -1 0-; do
+		run "$CTL" tune --orders "$v" -- true
+		[ "$RC" = 2 ] && ok "tune --orders '$v' (max 9): exit 2" || fail "tune --orders '$v': exit $RC: $(errline)"
+	done
+	t_file "tune bad --orders: policy untouched" "$pol" "$before"
+}
+
 suite_perm() {
 	if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null; then
 		skip "unprivileged: needs root and setpriv"
@@ -540,6 +587,7 @@ run_suites() {
 	suite_usage
 	suite_module
 	suite_kernel
+	suite_policy
 	suite_perm
 }
 
