@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "mmtune.h"
+#include "cgrun.h"
 
 #ifndef MMT_VERSION
 #define MMT_VERSION "0.0.0"
@@ -1481,8 +1482,8 @@ struct tune_ctx {
 	int errfd;		/* the command's stderr, kept for a failure */
 	int devnull;
 	int verbose;
-	const struct prule *keep;	/* the user's rules, kept after ours */
-	int nkeep;
+	struct mmt_cg cg;	/* the command and all it starts run in it */
+	char dropped[1024];	/* users' rules the module would not take back */
 };
 
 /* The last lines of the command's stderr, indented, on our stderr. */
@@ -1529,13 +1530,38 @@ static int wait_child(pid_t pid, int *status, struct rusage *ru)
 }
 
 /*
+ * Put tune's cgroup= rule first at @order (< 0: take it out), the user's
+ * rules kept after it.  0, or an exit code after saying why.
+ */
+static int tune_rule(struct tune_ctx *t, int order)
+{
+	char dropped[sizeof(t->dropped)];
+	int err = mmt_policy_own(t->cg.match, order, dropped, sizeof(dropped));
+	int e = errno;
+
+	if (dropped[0]) {
+		fprintf(stderr, PROG ": the module no longer takes %s (process exited or cgroup removed): "
+			"dropped from the policy\n", dropped);
+		snprintf(t->dropped, sizeof(t->dropped), "%s", dropped);
+	}
+	if (!err)
+		return 0;
+	if ((e == ESRCH || e == ENOENT) && mmt_module_loaded()) {
+		fprintf(stderr, PROG ": the module refuses the rules (%s) %s tune's %s\n", strerror(e),
+			order < 0 ? "without" : "with", t->cg.match);
+		return MMT_EXIT_FAIL;
+	}
+	return lib_fail(err);
+}
+
+/*
  * One run of the command at @order: fork, hold the child on a pipe until
- * its pid= rule is in, then let it exec.  0, or an exit code after saying
- * why.
+ * it is in tune's cgroup and the cgroup's rule is at @order, then let it
+ * exec.  Whatever it leaves running is killed afterwards.  0, or an exit
+ * code after saying why.
  */
 static int tune_once(struct tune_ctx *t, int order, struct tune_run *res)
 {
-	struct prule *rules = calloc(PRULES_MAX + 1, sizeof(*rules));
 	int go[2] = { -1, -1 }, ex[2] = { -1, -1 }, status = 0, e, rc;
 	struct rusage ru;
 	double t0, t1;
@@ -1543,11 +1569,8 @@ static int tune_once(struct tune_ctx *t, int order, struct tune_run *res)
 	pid_t pid;
 	char c;
 
-	if (!rules)
-		return lib_fail(MMT_EIO);
 	if (pipe2(go, O_CLOEXEC) || pipe2(ex, O_CLOEXEC)) {
 		fprintf(stderr, PROG ": pipe: %s\n", strerror(errno));
-		free(rules);
 		return MMT_EXIT_FAIL;
 	}
 	if (ftruncate(t->errfd, 0) == 0)
@@ -1583,10 +1606,8 @@ static int tune_once(struct tune_ctx *t, int order, struct tune_run *res)
 	close(ex[1]);
 	ex[1] = -1;
 
-	snprintf(rules[0].match, sizeof(rules[0].match), "pid=%d", (int)pid);
-	snprintf(rules[0].order, sizeof(rules[0].order), "%d", order);
-	memcpy(rules + 1, t->keep, sizeof(*rules) * (size_t)t->nkeep);
-	rc = write_rules(rules, t->nkeep + 1);
+	rc = mmt_cg_enter(&t->cg, pid);
+	rc = rc ? lib_fail(rc) : tune_rule(t, order);
 	if (rc || tune_sig) {
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
@@ -1611,6 +1632,11 @@ static int tune_once(struct tune_ctx *t, int order, struct tune_run *res)
 		goto out;
 	}
 	t1 = mono_now();
+	/* daemons and strays of this run must not run into the next one */
+	if (mmt_cg_kill(&t->cg)) {
+		rc = lib_fail(MMT_EIO);
+		goto out;
+	}
 	if (n == (ssize_t)sizeof(e)) {
 		fprintf(stderr, PROG ": cannot run %s: %s\n", t->cmd[0], strerror(e));
 		rc = MMT_EXIT_FAIL;
@@ -1645,7 +1671,6 @@ out:
 		close(ex[0]);
 	if (ex[1] >= 0)
 		close(ex[1]);
-	free(rules);
 	return rc;
 }
 
@@ -1776,25 +1801,74 @@ static void print_cmd(FILE *f, char **cmd)
 		fprintf(f, "%s%s", i ? " " : "", cmd[i]);
 }
 
+/*
+ * Shells and interpreters: their name is that of every script they run,
+ * so --apply installs comm= for them only when the user names it.
+ */
+static int is_interpreter(const char *comm)
+{
+	static const char *const exact[] = {
+		"sh", "ash", "bash", "dash", "zsh", "ksh", "mksh", "csh", "tcsh", "fish", "busybox",
+		"env", "nice", "time", "timeout", "xargs", "make", "node", "nodejs", "java",
+		"Rscript", NULL,
+	};
+	static const char *const prefix[] = {
+		"python", "perl", "ruby", "php", "lua", "tclsh", "pypy", "guile", NULL,
+	};
+	int i;
+
+	for (i = 0; exact[i]; i++)
+		if (!strcmp(comm, exact[i]))
+			return 1;
+	for (i = 0; prefix[i]; i++)
+		if (!strncmp(comm, prefix[i], strlen(prefix[i])))
+			return 1;
+	return 0;
+}
+
+/*
+ * Take tune's rule out and remove its cgroup, whatever happened: 0, or
+ * an exit code after saying why (the policy is not as it was found).
+ */
+static int tune_cleanup(struct tune_ctx *t)
+{
+	int rc = 0, err;
+
+	if (t->cg.made) {
+		rc = tune_rule(t, -1);
+		if (rc)
+			fprintf(stderr, PROG ": tune's rule may be left: remove it with "
+				"'" PROG " policy del %s'\n", t->cg.match);
+		err = mmt_cg_remove(&t->cg);
+		if (err && !rc)
+			rc = lib_fail(err);
+	}
+	if (!rc && t->dropped[0]) {
+		fprintf(stderr, PROG ": the policy is not as it was: %s dropped\n", t->dropped);
+		rc = MMT_EXIT_FAIL;
+	}
+	return rc;
+}
+
 static int cmd_tune(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "orders", required_argument, NULL, 'o' },
 		{ "repeat", required_argument, NULL, 'r' },
 		{ "apply", no_argument, NULL, 'a' },
+		{ "apply-comm", required_argument, NULL, 'A' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int orders[TUNE_MAX_ORDERS + 1], norders = 0, apply = 0, json = 0, c, i, k, r, maxo, defo, cur, rc = 0;
-	char rec[256], applied[64] = "";
+	char rec[256], applied[64] = "", apply_match[MATCH_LEN] = "";
 	int best = -1, best_i = -1, cur_i = -1, done = 0, restored_rc;
 	long repeat = 5;
-	const char *orders_arg = NULL;
+	const char *orders_arg = NULL, *apply_comm = NULL;
 	struct tune_ctx t = { .errfd = -1, .devnull = -1 };
 	struct tune_run *runs = NULL;
-	struct prule *keep = NULL;
 	struct pstate *ps = NULL;
 	struct sigaction sa, old_int, old_term, old_hup;
 	char comm[16];
@@ -1809,6 +1883,7 @@ static int cmd_tune(int argc, char **argv)
 						 TUNE_MAX_REPEAT);
 			break;
 		case 'a': apply = 1; break;
+		case 'A': apply = 1; apply_comm = optarg; break;
 		case 'v': t.verbose = 1; break;
 		case 'j': json = 1; break;
 		case 'h': printf("%s\n%s", find_verb("tune")->usage, find_verb("tune")->help); return 0;
@@ -1818,8 +1893,25 @@ static int cmd_tune(int argc, char **argv)
 	if (optind >= argc)
 		return usage_err("tune", "missing COMMAND (mmtunectl tune [options] -- COMMAND [ARGS])");
 	t.cmd = argv + optind;
+	command_comm(t.cmd[0], comm, sizeof(comm));
+	if (apply_comm) {
+		char m[MATCH_LEN];
+
+		snprintf(m, sizeof(m), "comm=%.200s", apply_comm);
+		rc = check_match("tune", m, apply_match, sizeof(apply_match));
+		if (rc)
+			return rc;
+	} else if (apply && is_interpreter(comm)) {
+		return usage_err("tune", "--apply: '%s' runs other programs, and comm=%s would match every "
+				 "one on the machine: name the program with --apply-comm NAME", comm, comm);
+	} else if (apply) {
+		snprintf(apply_match, sizeof(apply_match), "comm=%s", comm);
+	}
+	/* bounds from the module's info, checked before anything is written */
 	if (mmt_max_order(&maxo))
-		maxo = 9;
+		return lib_fail(MMT_EIO);
+	if (maxo < 0 || maxo > 63)
+		maxo = 63;
 	if (orders_arg) {
 		norders = parse_orders(orders_arg, maxo, orders);
 		if (norders < 0)
@@ -1829,8 +1921,7 @@ static int cmd_tune(int argc, char **argv)
 	}
 
 	ps = malloc(sizeof(*ps));
-	keep = calloc(PRULES_MAX, sizeof(*keep));
-	if (!ps || !keep) {
+	if (!ps) {
 		rc = lib_fail(MMT_EIO);
 		goto out;
 	}
@@ -1845,7 +1936,6 @@ static int cmd_tune(int argc, char **argv)
 	}
 	if (mmt_default_order(&defo))
 		defo = ps->default_order;
-	command_comm(t.cmd[0], comm, sizeof(comm));
 	cur = current_order(ps, comm, maxo, defo);
 	if (!orders_arg)
 		for (i = 0; i <= maxo && norders < TUNE_MAX_ORDERS; i++)
@@ -1862,8 +1952,6 @@ static int cmd_tune(int argc, char **argv)
 	for (i = 0; i < norders; i++)
 		if (orders[i] == cur)
 			cur_i = i;
-	t.keep = keep;
-	t.nkeep = live_rules(ps, keep);
 
 	runs = calloc((size_t)norders * (size_t)repeat, sizeof(*runs));
 	t.devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
@@ -1880,6 +1968,7 @@ static int cmd_tune(int argc, char **argv)
 		goto out;
 	}
 
+	/* before the cgroup exists: a signal from here on ends in the cleanup */
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = tune_on_signal;	/* no SA_RESTART: waits must end */
 	sigemptyset(&sa.sa_mask);
@@ -1887,9 +1976,14 @@ static int cmd_tune(int argc, char **argv)
 	sigaction(SIGTERM, &sa, &old_term);
 	sigaction(SIGHUP, &sa, &old_hup);
 
-	fprintf(stderr, PROG ": tune: %d orders x %ld runs of '", norders, repeat);
-	print_cmd(stderr, t.cmd);
-	fprintf(stderr, "' (a pid= rule for each run)\n");
+	rc = mmt_cg_create(&t.cg, "tune");
+	if (rc)
+		rc = lib_fail(rc);
+	else {
+		fprintf(stderr, PROG ": tune: %d orders x %ld runs of '", norders, repeat);
+		print_cmd(stderr, t.cmd);
+		fprintf(stderr, "' (cgroup %s: the command and all it starts)\n", t.cg.path);
+	}
 	/* interleaved: every round runs each order once, from a rotating start */
 	for (r = 0; r < repeat && !rc && !tune_sig; r++) {
 		for (k = 0; k < norders && !rc && !tune_sig; k++) {
@@ -1902,20 +1996,18 @@ static int cmd_tune(int argc, char **argv)
 				done++;
 		}
 	}
-	if (isatty(STDERR_FILENO))
+	if (isatty(STDERR_FILENO) && done)
 		fputc('\n', stderr);
 
-	/* the user's rules back, whatever happened */
-	restored_rc = write_rules(keep, t.nkeep);
-	if (restored_rc)
-		fprintf(stderr, PROG ": could not restore the policy: see 'mmtunectl policy'\n");
-	else if (tune_sig)
+	/* the user's rules back, whatever happened; tune's cgroup gone */
+	restored_rc = tune_cleanup(&t);
+	if (!restored_rc && tune_sig)
 		fprintf(stderr, PROG ": interrupted: policy restored\n");
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGHUP, &old_hup, NULL);
 	if (tune_sig) {
-		rc = 128 + tune_sig;
+		rc = restored_rc ? restored_rc : 128 + tune_sig;
 		goto out;
 	}
 	if (rc || restored_rc) {
@@ -1958,21 +2050,23 @@ static int cmd_tune(int argc, char **argv)
 	}
 
 	if (apply && best >= 0) {
+		/* first, before the rules there now; one for the same name replaced */
 		struct prule *all = calloc(PRULES_MAX + 1, sizeof(*all));
 		int m = 1;
 
-		if (!all) {
-			rc = lib_fail(MMT_EIO);
+		rc = all ? -read_policy(ps) : lib_fail(MMT_EIO);
+		if (rc) {
+			free(all);
 			goto out;
 		}
-		snprintf(all[0].match, sizeof(all[0].match), "comm=%s", comm);
+		snprintf(all[0].match, sizeof(all[0].match), "%s", apply_match);
 		snprintf(all[0].order, sizeof(all[0].order), "%d", best);
-		for (i = 0; i < t.nkeep; i++)
-			if (strcmp(keep[i].match, all[0].match))
-				all[m++] = keep[i];
+		for (i = 0; i < ps->nr && m < PRULES_MAX; i++)
+			if (strcmp(ps->r[i].match, all[0].match))
+				all[m++] = ps->r[i];
 		rc = write_rules(all, m);
 		if (!rc)
-			snprintf(applied, sizeof(applied), "comm=%s order=%d", comm, best);
+			snprintf(applied, sizeof(applied), "%s order=%d", apply_match, best);
 		free(all);
 	} else if (apply) {
 		fprintf(stderr, PROG ": --apply: nothing to apply\n");
@@ -2029,7 +2123,6 @@ out:
 	if (t.devnull >= 0)
 		close(t.devnull);
 	free(runs);
-	free(keep);
 	free(ps);
 	return rc;
 }
