@@ -658,7 +658,9 @@ c=$(comp mmtunectl policy add comm=foo order=)
 [ "$c" = "order=default order=0 order=1 order=2 order=3 order=4 order=5 order=6 order=7 order=8 order=9" ] &&
 	ok "completion: policy orders from info" || fail "completion: policy order=: '$c'"
 c=$(comp mmtunectl tune --)
-[ "$c" = "--orders --repeat --apply --verbose --json --help --" ] && ok "completion: tune options" || fail "completion: tune: '$c'"
+[ "$c" = "--orders --repeat --apply --apply-comm --verbose --json --help --" ] && ok "completion: tune options" || fail "completion: tune: '$c'"
+c=$(comp mmtunectl tune --apply-comm bas)
+case " $c " in *" bash "*) ok "completion: tune --apply-comm completes a name" ;; *) fail "completion: tune --apply-comm bas: '$c'" ;; esac
 c=$(comp mmtunectl tune --repeat 3 -- bas)
 case " $c " in *" bash "*) ok "completion: tune -- completes a command" ;; *) fail "completion: tune -- bas: '$c'" ;; esac
 c=$(comp mmtunectl tune -- bash "")

@@ -207,7 +207,7 @@ if grep -q " $CGR cgroup2 " /proc/mounts; then
 	for i in $(seq 10 25); do
 		mkdir -p "$CGR/mmt-rt-$long-$i"
 		text="${text}cgroup=/mmt-rt-$long-$i order=$((i % (MAX + 1)))\n"
-		text="${text}comm=rt$i order=default\n"
+		text="${text}comm=rt$i order=$(((i + 1) % (MAX + 1)))\n"
 	done
 	check "32 rules, long cgroup paths" pwrite "$text"
 	"$CTL" policy show > "$WORK/show1" 2> "$WORK/err"
