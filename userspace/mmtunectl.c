@@ -2127,6 +2127,173 @@ out:
 	return rc;
 }
 
+/* ---- run ---- */
+
+/* The counters of rule match, read before the rule goes: 0 if found. */
+static int rule_ctrs(const char *match, struct prule *out)
+{
+	struct pstate *ps = malloc(sizeof(*ps));
+	int i, rc = -1;
+
+	if (ps && !read_policy(ps))
+		for (i = 0; i < ps->nr && rc; i++)
+			if (!strcmp(ps->r[i].match, match)) {
+				*out = ps->r[i];
+				rc = 0;
+			}
+	free(ps);
+	return rc;
+}
+
+static void run_stats(const struct tune_ctx *t, int order, const struct rusage *ru, double wall)
+{
+	struct prule r;
+	char h[32] = "-", p[32] = "-";
+
+	if (!rule_ctrs(t->cg.match, &r)) {
+		if (r.has_hits)
+			snprintf(h, sizeof(h), "%llu", r.hits);
+		if (r.has_pages)
+			snprintf(p, sizeof(p), "%llu", r.pages);
+	}
+	fprintf(stderr, PROG ": run: order %d: wall_s %.3f cpu_s %.3f minor_faults %ld major_faults %ld "
+		"fault_around_calls %s pages %s\n", order, wall,
+		(double)ru->ru_utime.tv_sec + ru->ru_utime.tv_usec / 1e6 +
+		(double)ru->ru_stime.tv_sec + ru->ru_stime.tv_usec / 1e6,
+		ru->ru_minflt, ru->ru_majflt, h, p);
+}
+
+/*
+ * Fork COMMAND held on a pipe, move it into the cgroup, put the rule in,
+ * let it exec, wait.  *status: its wait status.  0, or an exit code.
+ */
+static int run_child(struct tune_ctx *t, int order, int *status, struct rusage *ru, double *wall)
+{
+	int go[2], ex[2], e = 0, rc;
+	double t0;
+	ssize_t n;
+	pid_t pid;
+	char c;
+
+	if (pipe2(go, O_CLOEXEC))
+		return fprintf(stderr, PROG ": pipe: %s\n", strerror(errno)), MMT_EXIT_FAIL;
+	if (pipe2(ex, O_CLOEXEC)) {
+		close(go[0]);
+		close(go[1]);
+		return fprintf(stderr, PROG ": pipe: %s\n", strerror(errno)), MMT_EXIT_FAIL;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		close(go[1]);
+		close(ex[0]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		execvp(t->cmd[0], t->cmd);
+		e = errno;
+		if (write(ex[1], &e, sizeof(e)) < 0)
+			_exit(126);
+		_exit(127);
+	}
+	close(go[0]);
+	close(ex[1]);
+	if (pid < 0) {
+		fprintf(stderr, PROG ": fork: %s\n", strerror(errno));
+		close(go[1]);
+		close(ex[0]);
+		return MMT_EXIT_FAIL;
+	}
+	rc = mmt_cg_enter(&t->cg, pid);
+	rc = rc ? lib_fail(rc) : tune_rule(t, order);
+	if (!rc && !tune_sig && write(go[1], "g", 1) != 1)
+		rc = (fprintf(stderr, PROG ": cannot start the command: %s\n", strerror(errno)), MMT_EXIT_FAIL);
+	close(go[1]);
+	t0 = mono_now();
+	do
+		n = read(ex[0], &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	close(ex[0]);
+	if (wait_child(pid, status, ru))
+		return fprintf(stderr, PROG ": wait4: %s\n", strerror(errno)), MMT_EXIT_FAIL;
+	*wall = mono_now() - t0;
+	if (!rc && n == (ssize_t)sizeof(e)) {
+		fprintf(stderr, PROG ": cannot run %s: %s\n", t->cmd[0], strerror(e));
+		rc = e == ENOENT ? 127 : 126;
+	}
+	return rc;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "order", required_argument, NULL, 'o' },
+		{ "stats", no_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct tune_ctx t = { .errfd = -1, .devnull = -1 };
+	struct sigaction sa, old_int, old_term, old_hup;
+	struct pstate *ps = NULL;
+	struct rusage ru;
+	int c, maxo, order = -1, stats = 0, rc, crc, status = 0;
+	const char *order_arg = NULL;
+	double wall = 0;
+	long v;
+
+	while ((c = getopt_long(argc, argv, "+:o:sh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o': order_arg = optarg; break;
+		case 's': stats = 1; break;
+		case 'h': printf("%s\n%s", find_verb("run")->usage, find_verb("run")->help); return 0;
+		default: return bad_opt("run", c, argv);
+		}
+	}
+	if (optind >= argc)
+		return usage_err("run", "missing COMMAND (mmtunectl run [--order N] -- COMMAND [ARGS])");
+	t.cmd = argv + optind;
+	if (mmt_max_order(&maxo))
+		return lib_fail(MMT_EIO);
+	if (order_arg && mmt_parse_long(order_arg, 0, maxo, &v))
+		return usage_err("run", "--order '%.40s': want 0..%d", order_arg, maxo);
+	ps = malloc(sizeof(*ps));
+	rc = ps ? -read_policy(ps) : lib_fail(MMT_EIO);
+	if (!rc && ps->nr + 1 > ps->max_rules) {
+		fprintf(stderr, PROG ": run needs room for one more rule (%d of %d in use)\n", ps->nr,
+			ps->max_rules);
+		rc = MMT_EXIT_FAIL;
+	}
+	/* no --order: the order processes without a rule get */
+	order = order_arg ? (int)v : (ps ? ps->default_order : -1);
+	free(ps);
+	if (rc)
+		return rc;
+	if (order < 0)
+		return fprintf(stderr, PROG ": run: cannot tell the default order\n"), MMT_EXIT_FAIL;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = tune_on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGHUP, &sa, &old_hup);
+	rc = mmt_cg_create(&t.cg, "run");
+	rc = rc ? lib_fail(rc) : run_child(&t, order, &status, &ru, &wall);
+	if (stats && !rc)
+		run_stats(&t, order, &ru, wall);
+	crc = tune_cleanup(&t);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
+	if (rc || crc)
+		return rc ? rc : crc;
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
 /* ---- help and main ---- */
 
 static int cmd_help(int argc, char **argv);
@@ -2220,6 +2387,21 @@ static const struct verb verbs[] = {
 	  "                   stderr shown only if it fails)\n"
 	  "  --json           one JSON object: the command, per order medians and\n"
 	  "                   spreads, recommended_order (null: none) and applied\n" },
+	{ "run", cmd_run,
+	  "usage: " PROG " run [--order N] [--stats] -- COMMAND [ARGS]",
+	  "Run COMMAND, and every process it starts, at fault-around order N: in a\n"
+	  "cgroup v2 of its own (<cgroup2>/mmtune-run.PID) under a cgroup= rule put\n"
+	  "before the rules there; the rest of the machine keeps its order.  At the\n"
+	  "end, also on SIGINT, SIGTERM and SIGHUP (passed on), the rule is taken\n"
+	  "out, what COMMAND left running is killed and the cgroup removed.  Exit\n"
+	  "status: COMMAND's (128 + the signal that killed it); 1 or 2 if run\n"
+	  "itself could not, or could not leave the policy as found.  Needs cgroup2.\n"
+	  "  --order N        0..max_order (default: the order processes without a\n"
+	  "                   rule get)\n"
+	  "  --stats          on stderr at the end: wall and CPU seconds, minor and\n"
+	  "                   major faults (COMMAND and the children it waited for),\n"
+	  "                   the rule's fault-around calls and pages ('-': not\n"
+	  "                   counted, stats_enable 0)\n" },
 	{ "help", cmd_help, "usage: " PROG " help [VERB]", "Show help for " PROG " or for VERB.\n" },
 };
 

@@ -203,7 +203,7 @@ suite_usage() {
 	t_out "-V" "mmtunectl $VERSION" "$CTL" -V
 	run "$CTL" --help
 	[ "$RC" = 0 ] && grep -q '^usage: mmtunectl' "$W/out" && ok "--help" || fail "--help: exit $RC"
-	for v in status get set stats pfn_valid help; do
+	for v in status get set stats pfn_valid run help; do
 		run "$CTL" $v --help
 		[ "$RC" = 0 ] && grep -q "^usage: mmtunectl $v" "$W/out" && ok "$v --help" ||
 			fail "$v --help: exit $RC"
@@ -545,6 +545,12 @@ suite_policy() {
 		[ "$RC" = 2 ] && ok "tune --orders '$v' (max 9): exit 2" || fail "tune --orders '$v': exit $RC: $(errline)"
 	done
 	t_file "tune bad --orders: policy untouched" "$pol" "$before"
+	for v in 10 -1 x ""; do
+		run "$CTL" run --order "$v" -- true
+		[ "$RC" = 2 ] && ok "run --order '$v' (max 9): exit 2" || fail "run --order '$v': exit $RC: $(errline)"
+	done
+	t_rc "run without COMMAND" 2 "$CTL" run --order 1
+	t_file "run bad usage: policy untouched" "$pol" "$before"
 }
 
 suite_perm() {
@@ -631,7 +637,7 @@ fi
 if command -v groff >/dev/null; then
 	w=$(groff -man -ww -z "$US/man/mmtunectl.8" 2>&1)
 	[ -z "$w" ] && ok "man: mmtunectl.8 renders without warnings" || fail "man: $(echo "$w" | head -n 2 | tr '\n' ' ')"
-	for v in status get set stats pfn_valid policy tune; do
+	for v in status get set stats pfn_valid policy tune run; do
 		grep -qE "^(\.(B|BR|BI) \"?|\\\\fB)$v" "$US/man/mmtunectl.8" && ok "man: describes $v" || fail "man: no $v"
 	done
 else
@@ -659,6 +665,10 @@ c=$(comp mmtunectl policy add comm=foo order=)
 	ok "completion: policy orders from info" || fail "completion: policy order=: '$c'"
 c=$(comp mmtunectl tune --)
 [ "$c" = "--orders --repeat --apply --apply-comm --verbose --json --help --" ] && ok "completion: tune options" || fail "completion: tune: '$c'"
+c=$(comp mmtunectl run --)
+[ "$c" = "--order --stats --help --" ] && ok "completion: run options" || fail "completion: run: '$c'"
+c=$(comp mmtunectl run --order "")
+[ "$c" = "0 1 2 3 4 5 6 7 8 9" ] && ok "completion: run --order from info" || fail "completion: run --order: '$c'"
 c=$(comp mmtunectl tune --apply-comm bas)
 case " $c " in *" bash "*) ok "completion: tune --apply-comm completes a name" ;; *) fail "completion: tune --apply-comm bas: '$c'" ;; esac
 c=$(comp mmtunectl tune --repeat 3 -- bas)
