@@ -359,6 +359,35 @@ grep -q '^cgroup=/mmtune-tune' $POL && fail "dead pid rule: tune's rule left beh
 ls -d $CGR/mmtune-tune.* > /dev/null 2>&1 && fail "dead pid rule: cgroup left" || ok "dead pid rule: cgroup removed"
 pwrite clear > /dev/null
 
+# mmtunectl run: the command's children at the order, its exit status, the
+# rules as found, the cgroup gone (also on SIGTERM)
+pwrite "comm=fpolicy0 order=1" > /dev/null
+for o in 0 $MAX; do
+	"$CTL" run --order $o --stats -- sh -c "'$FP' '$F' > '$WORK/run$o'; true" 2> "$WORK/run.err"
+	expect_eq "run --order $o: exit 0" "$?" 0
+	within "run --order $o: the shell's child at order $o" "$(minflt "$WORK/run$o")" $((PAGES >> o)) 5 4
+	grep -q "^mmtunectl: run: order $o: .*minor_faults [0-9]" "$WORK/run.err" && ok "run --stats: counters" ||
+		fail "run --stats: $(tail -n 1 "$WORK/run.err")"
+done
+"$CTL" run --order 0 -- sh -c 'exit 7'
+expect_eq "run: COMMAND's exit status" "$?" 7
+"$CTL" run -- /nonexistent/cmd 2> /dev/null
+expect_eq "run: a missing COMMAND: 127" "$?" 127
+expect_eq "run: rules as found" "$(rules)" "comm=fpolicy0 order=1"
+"$CTL" run --order 0 -- sleep 100 & RP=$!
+BG=$RP
+n=0
+until grep -q "^cgroup=/mmtune-run.$RP " $POL || [ $n -ge 300 ]; do sleep 0.1; n=$((n + 1)); done
+grep -q "^cgroup=/mmtune-run.$RP order=0 " $POL && ok "run: its cgroup= rule, first" || fail "run: no rule: $(rules | tr '\n' '|')"
+kill -TERM $RP
+wait $RP
+expect_eq "run SIGTERM: 128 + 15" "$?" 143
+BG=""
+expect_eq "run SIGTERM: rules as found" "$(rules)" "comm=fpolicy0 order=1"
+ls -d $CGR/mmtune-run.* > /dev/null 2>&1 && fail "run left $(ls -d $CGR/mmtune-run.*)" || ok "run: cgroup removed"
+pgrep -f "^sleep 100" > /dev/null && fail "run SIGTERM left sleep running" || ok "run SIGTERM: nothing left running"
+pwrite clear > /dev/null
+
 G=$SHM/g			# mmstress --file: an existing cached file
 dd if=/dev/zero of="$G" bs=1M count=64 status=none
 # 8 passes per run: the faults, not mmstress's start, must dominate
