@@ -1104,9 +1104,10 @@ static int check_match(const char *verb, const char *m, char *out, size_t len)
  */
 static int rules_from_args(const char *verb, int argc, char **argv, struct prule *out, int max)
 {
-	int n = 0, i, maxo, rc = 0;
+	static int maxo = -1;	/* policy load asks once a line: info once */
+	int n = 0, i, rc = 0;
 
-	if (mmt_max_order(&maxo))
+	if (maxo < 0 && mmt_max_order(&maxo))
 		maxo = 63;
 	for (i = 0; i < argc && !rc; i++) {
 		char *copy = strdup(argv[i]), *tok, *save = NULL;

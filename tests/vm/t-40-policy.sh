@@ -4,8 +4,9 @@
 # cgroup= rules seen by an independent probe while an unmatched one runs at
 # the same time, the kernel's size raised and restored, bad rules rejected
 # atomically, the global order changed under rules, rules with stats on and
-# off, the EOF probe under rules, unload; `mmtunectl tune` on mmstress seq
-# and sparse, --apply, Ctrl-C.  Small sizes: TCG is slow.
+# off, the EOF probe under rules, `mmtunectl policy show | load` round trip,
+# unload; `mmtunectl tune` on mmstress seq and sparse, --apply, Ctrl-C
+# (t-45-tune: tune's cgroup, run).  Small sizes: TCG is slow.
 . "$(dirname "$0")/lib.sh"
 
 PSZ=$(getconf PAGESIZE)
@@ -295,99 +296,6 @@ pwrite clear > /dev/null
 
 # --- 10. mmtunectl tune
 sect "10. tune"
-grep -q " $CGR cgroup2 " /proc/mounts || mount -t cgroup2 none $CGR 2>/dev/null
-# bounds from info, checked before anything is written
-pwrite "comm=fpolicy0 order=1" > /dev/null
-for v in $((MAX + 1)) 0,$((MAX + 1)) 0-$((MAX + 1)); do
-	"$CTL" tune --orders "$v" -- true > /dev/null 2>&1
-	expect_eq "tune --orders $v (max $MAX): exit 2" "$?" 2
-done
-"$CTL" tune --apply -- sh -c true > /dev/null 2> "$WORK/tune.err"
-expect_eq "tune --apply -- sh: exit 2 (comm=sh would match every shell)" "$?" 2
-grep -q -- '--apply-comm' "$WORK/tune.err" && ok "tune --apply -- sh: names --apply-comm" ||
-	fail "tune --apply -- sh: $(tail -n 1 "$WORK/tune.err")"
-expect_eq "refused tune: rules untouched" "$(rules)" "comm=fpolicy0 order=1"
-ls -d $CGR/mmtune-tune.* > /dev/null 2>&1 && fail "refused tune left a cgroup" || ok "refused tune: no cgroup"
-
-# the whole process tree: a shell whose child does the faults (a pid= rule
-# covered the shell alone: the same faults at every order)
-"$CTL" tune --orders 0,$MAX --repeat 1 -- sh -c "'$FP' '$F' > /dev/null; true" > "$WORK/tune.sh" 2> "$WORK/tune.err"
-expect_eq "tune -- sh -c 'PROBE; true': exit 0" "$?" 0
-sed 's/^/# /' "$WORK/tune.sh"
-f0=$(awk '$1 == "0" || $1 == "0*" { print $6 }' "$WORK/tune.sh")
-fm=$(awk -v m="$MAX" '$1 == m || $1 == m"*" { print $6 }' "$WORK/tune.sh")
-[ "${f0:-0}" -gt $(( ${fm:-0} * 4 )) ] && [ "${f0:-0}" -ge $((PAGES / 2)) ] &&
-	ok "tune covers the shell's child: faults at 0 ($f0) >> at $MAX ($fm)" ||
-	fail "tune -- sh: faults at 0: '$f0', at $MAX: '$fm' (child not covered?)"
-expect_eq "tune -- sh: rules as found" "$(rules)" "comm=fpolicy0 order=1"
-ls -d $CGR/mmtune-tune.* > /dev/null 2>&1 && fail "tune left $(ls -d $CGR/mmtune-tune.*)" ||
-	ok "tune -- sh: cgroup removed"
-# what the command leaves running is killed with the cgroup
-"$CTL" tune --orders 0 --repeat 1 -- sh -c "sleep 1000 & true" > /dev/null 2> "$WORK/tune.err"
-expect_eq "tune of a command leaving a daemon: exit 0" "$?" 0
-pgrep -x -f "sleep 1000" > /dev/null && fail "tune left 'sleep 1000' running" || ok "tune killed what the command left"
-
-# --apply-comm NAME: that rule, put first, the user's rules kept after it
-"$CTL" tune --orders 0,$MAX --repeat 3 --apply-comm fpolicy0x -- sh -c "'$FP' '$F' > /dev/null; true" \
-	> "$WORK/tune.ac" 2> "$WORK/tune.err"
-expect_eq "tune --apply-comm: exit 0" "$?" 0
-rec=$(sed -n 's/^recommendation: order \([0-9]*\).*/\1/p' "$WORK/tune.ac")
-if [ -n "$rec" ]; then
-	expect_eq "tune --apply-comm: its rule first, the user's kept" "$(rules | tr '\n' '|')" \
-		"comm=fpolicy0x order=$rec|comm=fpolicy0 order=1|"
-else
-	expect_eq "tune --apply-comm, no recommendation: rules as found" "$(rules)" "comm=fpolicy0 order=1"
-fi
-
-# a user's pid= rule whose process exits while tune runs: tune's own rule
-# never stays; the module keeps the dead rule (exit 0) or refuses it, and
-# then tune drops it and says so (exit 1)
-sleep 2 & SP=$!
-pwrite "comm=fpolicy0 order=1\npid=$SP order=2" > /dev/null
-"$CTL" tune --orders 0,$MAX --repeat 6 -- sh -c "sleep 0.5" > /dev/null 2> "$WORK/tune.dead"
-rc=$?
-wait $SP
-case $rc in
-0) expect_eq "dead pid rule: kept as found (exit 0)" "$(rules | tr '\n' '|')" "comm=fpolicy0 order=1|pid=$SP order=2|" ;;
-1) grep -q "pid=$SP" "$WORK/tune.dead" && ok "dead pid rule refused: tune names it (exit 1)" ||
-	fail "dead pid rule: exit 1 without naming it: $(tail -n 1 "$WORK/tune.dead")"
-   expect_eq "dead pid rule refused: the rest as found" "$(rules)" "comm=fpolicy0 order=1" ;;
-*) fail "dead pid rule: exit $rc: $(tail -n 2 "$WORK/tune.dead" | tr '\n' ' ')" ;;
-esac
-grep -q '^cgroup=/mmtune-tune' $POL && fail "dead pid rule: tune's rule left behind" ||
-	ok "dead pid rule: tune's own rule removed"
-ls -d $CGR/mmtune-tune.* > /dev/null 2>&1 && fail "dead pid rule: cgroup left" || ok "dead pid rule: cgroup removed"
-pwrite clear > /dev/null
-
-# mmtunectl run: the command's children at the order, its exit status, the
-# rules as found, the cgroup gone (also on SIGTERM)
-pwrite "comm=fpolicy0 order=1" > /dev/null
-for o in 0 $MAX; do
-	"$CTL" run --order $o --stats -- sh -c "'$FP' '$F' > '$WORK/run$o'; true" 2> "$WORK/run.err"
-	expect_eq "run --order $o: exit 0" "$?" 0
-	within "run --order $o: the shell's child at order $o" "$(minflt "$WORK/run$o")" $((PAGES >> o)) 5 4
-	grep -q "^mmtunectl: run: order $o: .*minor_faults [0-9]" "$WORK/run.err" && ok "run --stats: counters" ||
-		fail "run --stats: $(tail -n 1 "$WORK/run.err")"
-done
-"$CTL" run --order 0 -- sh -c 'exit 7'
-expect_eq "run: COMMAND's exit status" "$?" 7
-"$CTL" run -- /nonexistent/cmd 2> /dev/null
-expect_eq "run: a missing COMMAND: 127" "$?" 127
-expect_eq "run: rules as found" "$(rules)" "comm=fpolicy0 order=1"
-"$CTL" run --order 0 -- sleep 100 & RP=$!
-BG=$RP
-n=0
-until grep -q "^cgroup=/mmtune-run.$RP " $POL || [ $n -ge 300 ]; do sleep 0.1; n=$((n + 1)); done
-grep -q "^cgroup=/mmtune-run.$RP order=0 " $POL && ok "run: its cgroup= rule, first" || fail "run: no rule: $(rules | tr '\n' '|')"
-kill -TERM $RP
-wait $RP
-expect_eq "run SIGTERM: 128 + 15" "$?" 143
-BG=""
-expect_eq "run SIGTERM: rules as found" "$(rules)" "comm=fpolicy0 order=1"
-ls -d $CGR/mmtune-run.* > /dev/null 2>&1 && fail "run left $(ls -d $CGR/mmtune-run.*)" || ok "run: cgroup removed"
-pgrep -f "^sleep 100" > /dev/null && fail "run SIGTERM left sleep running" || ok "run SIGTERM: nothing left running"
-pwrite clear > /dev/null
-
 G=$SHM/g			# mmstress --file: an existing cached file
 dd if=/dev/zero of="$G" bs=1M count=64 status=none
 # 8 passes per run: the faults, not mmstress's start, must dominate
@@ -462,7 +370,7 @@ echo 2 > $MMT/fault_around_order
 BG=$TP
 n=0
 until grep -q "^cgroup=/mmtune-tune.$TP " $POL || [ $n -ge 300 ]; do sleep 0.1; n=$((n + 1)); done
-grep -q "^cgroup=/mmtune-tune.$TP order=[0-9]* " $POL && ok "tune's cgroup= rule seen mid-run, first" ||
+case $(rules | head -n 1) in "cgroup=/mmtune-tune.$TP order="*) ok "tune's cgroup= rule seen mid-run, first" ;; *) false ;; esac ||
 	fail "tune never installed its rule: $(rules | tr '\n' '|')"
 [ -d "$CGR/mmtune-tune.$TP" ] && ok "tune's cgroup exists mid-run" || fail "no $CGR/mmtune-tune.$TP"
 sleep 1
@@ -472,20 +380,6 @@ expect_eq "Ctrl-C: tune exits 130" "$?" 130
 BG=""
 expect_eq "Ctrl-C: rules restored" "$(rules)" "comm=fpolicy0 order=1"
 [ -d "$CGR/mmtune-tune.$TP" ] && fail "Ctrl-C left $CGR/mmtune-tune.$TP" || ok "Ctrl-C: tune's cgroup removed"
-# SIGTERM and SIGHUP end the same way (128 + the signal)
-for sig in TERM HUP; do
-	"$CTL" tune --orders 0,$MAX --repeat 50 -- $SEQ > /dev/null 2> "$WORK/tune.int" & TP=$!
-	BG=$TP
-	n=0
-	until grep -q "^cgroup=/mmtune-tune.$TP " $POL || [ $n -ge 300 ]; do sleep 0.1; n=$((n + 1)); done
-	kill -$sig $TP
-	wait $TP
-	rc=$?
-	BG=""
-	expect_eq "SIG$sig: tune exits 128 + the signal" "$rc" $((128 + $(kill -l $sig)))
-	expect_eq "SIG$sig: rules restored" "$(rules)" "comm=fpolicy0 order=1"
-	[ -d "$CGR/mmtune-tune.$TP" ] && fail "SIG$sig left $CGR/mmtune-tune.$TP" || ok "SIG$sig: cgroup removed"
-done
 expect_eq "Ctrl-C: order restored" "$(order)" 2
 pgrep -f "$MMS seq" > /dev/null && fail "Ctrl-C left mmstress running" || ok "Ctrl-C: no mmstress left"
 grep -q 'interrupted: policy restored' "$WORK/tune.int" && ok "Ctrl-C: says so" ||
