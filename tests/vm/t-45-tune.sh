@@ -98,11 +98,18 @@ fi
 # a user's pid= rule whose process exits while tune runs: tune's own rule
 # never stays; the module keeps the dead rule (exit 0) or refuses it, and
 # then tune drops it and says so (exit 1)
-sleep 1 & SP=$!
-pwrite "comm=fpolicy0 order=1\npid=$SP order=2" > /dev/null
-"$CTL" tune --orders 0,$MAX --repeat 3 -- sh -c "sleep 0.3" > /dev/null 2> "$WORK/tune.dead"
+sleep 1000 & SP=$!
+BG=$SP
+check "a user's pid= rule" pwrite "comm=fpolicy0 order=1\npid=$SP order=2"
+"$CTL" tune --orders 0,$MAX --repeat 3 -- sh -c "sleep 0.3" > /dev/null 2> "$WORK/tune.dead" & TP=$!
+BG="$SP $TP"
+n=0
+until grep -q "^cgroup=/mmtune-tune.$TP " $POL || [ $n -ge 300 ]; do sleep 0.1; n=$((n + 1)); done
+kill $SP			# its process exits while tune runs
+wait $SP 2>/dev/null
+wait $TP
 rc=$?
-wait $SP
+BG=""
 case $rc in
 0) expect_eq "dead pid rule: kept as found (exit 0)" "$(rules | tr '\n' '|')" "comm=fpolicy0 order=1|pid=$SP order=2|" ;;
 1) grep -q "pid=$SP" "$WORK/tune.dead" && ok "dead pid rule refused: tune names it (exit 1)" ||
