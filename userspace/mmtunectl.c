@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "mmtune.h"
+#include "cgrun.h"
 
 #ifndef MMT_VERSION
 #define MMT_VERSION "0.0.0"
@@ -1103,9 +1104,10 @@ static int check_match(const char *verb, const char *m, char *out, size_t len)
  */
 static int rules_from_args(const char *verb, int argc, char **argv, struct prule *out, int max)
 {
-	int n = 0, i, maxo, rc = 0;
+	static int maxo = -1;	/* policy load asks once a line: info once */
+	int n = 0, i, rc = 0;
 
-	if (mmt_max_order(&maxo))
+	if (maxo < 0 && mmt_max_order(&maxo))
 		maxo = 63;
 	for (i = 0; i < argc && !rc; i++) {
 		char *copy = strdup(argv[i]), *tok, *save = NULL;
@@ -1212,6 +1214,72 @@ static int live_rules(const struct pstate *ps, struct prule *out)
 	return n;
 }
 
+#define LOAD_MAX	65536	/* policy load: larger files are refused, not cut */
+
+/*
+ * The rules of a policy file ("-": stdin) as policy show or the module's
+ * file print them: a rule per line, text after '#' and blank lines
+ * ignored, "clear" alone for none.  Refused with a clear error, before
+ * anything is written: a file over LOAD_MAX bytes or holding a NUL byte
+ * (a prefix of it would pass for the whole), a bad rule, a line with more
+ * or less than one rule.  Returns the number of rules or -(exit code).
+ */
+static int load_rules(const char *path, struct prule *out)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "re") : stdin;
+	char *text = malloc(LOAD_MAX + 1), *line, *save = NULL;
+	size_t got = 0, k;
+	int n = 0, clear = 0, lineno = 0, rc = 0;
+
+	if (!f || !text) {
+		fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
+		free(text);
+		return -MMT_EXIT_FAIL;
+	}
+	while (got <= LOAD_MAX && (k = fread(text + got, 1, LOAD_MAX + 1 - got, f)) > 0)
+		got += k;
+	if (ferror(f))
+		rc = -(fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno)), MMT_EXIT_FAIL);
+	else if (got > LOAD_MAX)
+		rc = -usage_err("policy", "load: %.200s is larger than %d bytes: refused", path, LOAD_MAX);
+	else if (memchr(text, '\0', got))
+		rc = -usage_err("policy", "load: %.200s holds a NUL byte: not a policy file", path);
+	if (f != stdin)
+		fclose(f);
+	text[got < LOAD_MAX ? got : LOAD_MAX] = '\0';
+	for (line = strtok_r(text, "\n", &save); line && !rc; line = strtok_r(NULL, "\n", &save)) {
+		char *hash = strchr(line, '#'), *w = line;
+		int m;
+
+		lineno++;
+		if (hash)
+			*hash = '\0';
+		w += strspn(w, " \t\r");
+		if (!*w || strspn(w, " \t\r") == strlen(w))
+			continue;
+		if (!strncmp(w, "clear", 5) && strspn(w + 5, " \t\r") == strlen(w + 5)) {
+			clear = 1;
+			continue;
+		}
+		if (n == PRULES_MAX) {
+			rc = -usage_err("policy", "load: %.200s: more than %d rules", path, PRULES_MAX);
+			break;
+		}
+		m = rules_from_args("policy", 1, &w, out + n, PRULES_MAX - n);
+		if (m != 1) {
+			fprintf(stderr, PROG ": policy load: %.200s line %d: want one rule, MATCH order=N\n",
+				path, lineno);
+			rc = m < 0 ? m : -MMT_EXIT_USAGE;
+			break;
+		}
+		n++;
+	}
+	free(text);
+	if (!rc && clear && n)
+		rc = -usage_err("policy", "load: %.200s: 'clear' must be alone", path);
+	return rc ? rc : n;
+}
+
 static void print_ctr_json(const struct prule *r)
 {
 	if (r->has_hits)
@@ -1251,23 +1319,28 @@ static void policy_show(const struct pstate *ps, int json)
 		fputs("]}\n", stdout);
 		return;
 	}
+	/*
+	 * Policy text: comments and "MATCH order=N # counters" lines, so that
+	 * what show prints, policy load takes back unchanged.
+	 */
 	for (i = 0; i < ps->nr; i++)
-		if ((int)strlen(ps->r[i].match) + (ps->r[i].exited ? 9 : 0) > w)
-			w = (int)strlen(ps->r[i].match) + (ps->r[i].exited ? 9 : 0);
-	printf("rules: %d of %d, first match wins; default order %d, kernel order %d\n",
+		if ((int)strlen(ps->r[i].match) > w)
+			w = (int)strlen(ps->r[i].match);
+	printf("# rules %d of %d, first match wins; default order %d, kernel order %d\n",
 	       ps->nr, ps->max_rules, ps->default_order, ps->kernel_order);
-	printf("%-3s %-*s %7s %12s %12s\n", "#", w, "rule", "order", "hits", "pages");
+	printf("# %-*s %-13s %12s %12s\n", w - 2 > 0 ? w - 2 : 0, "rule", "order", "hits", "pages");
 	for (i = 0; i < ps->nr; i++) {
 		const struct prule *r = &ps->r[i];
-		char m[MATCH_LEN + 16];
+		char o[32];
 
-		snprintf(m, sizeof(m), "%s%s", r->match, r->exited ? " (exited)" : "");
-		printf("%-3d %-*s %7s", i + 1, w, m, r->order);
-		printf(" %12s", r->has_hits ? (snprintf(num, sizeof(num), "%llu", r->hits), num) : "-");
-		printf(" %12s\n", r->has_pages ? (snprintf(num, sizeof(num), "%llu", r->pages), num) : "-");
+		snprintf(o, sizeof(o), "order=%s", r->order);
+		printf("%-*s %-13s #", w, r->match, o);
+		printf(" %10s", r->has_hits ? (snprintf(num, sizeof(num), "%llu", r->hits), num) : "-");
+		printf(" %12s%s\n", r->has_pages ? (snprintf(num, sizeof(num), "%llu", r->pages), num) : "-",
+		       r->exited ? " exited" : "");
 	}
 	if (ps->nr) {
-		printf("%-3s %-*s %7d", "-", w, "(no rule)", ps->default_order);
+		printf("# %-*s order=%-7d", w - 2 > 0 ? w - 2 : 0, "(no rule)", ps->default_order);
 		printf(" %12s", ps->def.has_hits ? (snprintf(num, sizeof(num), "%llu", ps->def.hits), num) : "-");
 		printf(" %12s\n", ps->def.has_pages ? (snprintf(num, sizeof(num), "%llu", ps->def.pages), num) : "-");
 	}
@@ -1314,7 +1387,13 @@ static int cmd_policy(int argc, char **argv)
 		goto out;
 	}
 	/* rules are checked before the module is asked anything */
-	if (!strcmp(sub, "set") || !strcmp(sub, "add")) {
+	if (!strcmp(sub, "load")) {
+		n = load_rules(argv[optind + 1], nr);
+		if (n < 0) {
+			rc = -n;
+			goto out;
+		}
+	} else if (!strcmp(sub, "set") || !strcmp(sub, "add")) {
 		n = rules_from_args("policy", nargs - 1, argv + optind + 1, nr, PRULES_MAX);
 		if (n < 0) {
 			rc = -n;
@@ -1362,31 +1441,12 @@ static int cmd_policy(int argc, char **argv)
 				keep[m++] = ps->r[i];
 		}
 		rc = write_rules(keep, m);
-	} else {	/* load */
-		const char *path = argv[optind + 1];
-		FILE *f = strcmp(path, "-") ? fopen(path, "re") : stdin;
-		char *text = malloc(BUFSZ);
-		size_t got;
-		int err;
-
-		if (!f || !text) {
-			fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
-			free(text);
-			rc = MMT_EXIT_FAIL;
+	} else {	/* load: checked and read before anything is asked */
+		if (n > ps->max_rules) {
+			rc = usage_err("policy", "load: %d rules, the module takes at most %d", n, ps->max_rules);
 			goto out;
 		}
-		got = fread(text, 1, BUFSZ - 1, f);
-		text[got] = '\0';
-		if (f != stdin)
-			fclose(f);
-		err = mmt_knob_write("policy", text);
-		free(text);
-		if (err && (errno == EINVAL || errno == ESRCH)) {
-			fprintf(stderr, PROG ": the module rejected %s (the kernel log says why)\n", path);
-			rc = MMT_EXIT_USAGE;
-		} else if (err) {
-			rc = lib_fail(err);
-		}
+		rc = write_rules(nr, n);
 	}
 out:
 	free(ps);
@@ -1423,8 +1483,8 @@ struct tune_ctx {
 	int errfd;		/* the command's stderr, kept for a failure */
 	int devnull;
 	int verbose;
-	const struct prule *keep;	/* the user's rules, kept after ours */
-	int nkeep;
+	struct mmt_cg cg;	/* the command and all it starts run in it */
+	char dropped[1024];	/* users' rules the module would not take back */
 };
 
 /* The last lines of the command's stderr, indented, on our stderr. */
@@ -1471,13 +1531,38 @@ static int wait_child(pid_t pid, int *status, struct rusage *ru)
 }
 
 /*
+ * Put tune's cgroup= rule first at @order (< 0: take it out), the user's
+ * rules kept after it.  0, or an exit code after saying why.
+ */
+static int tune_rule(struct tune_ctx *t, int order)
+{
+	char dropped[sizeof(t->dropped)];
+	int err = mmt_policy_own(t->cg.match, order, dropped, sizeof(dropped));
+	int e = errno;
+
+	if (dropped[0]) {
+		fprintf(stderr, PROG ": the module no longer takes %s (process exited or cgroup removed): "
+			"dropped from the policy\n", dropped);
+		snprintf(t->dropped, sizeof(t->dropped), "%s", dropped);
+	}
+	if (!err)
+		return 0;
+	if ((e == ESRCH || e == ENOENT) && mmt_module_loaded()) {
+		fprintf(stderr, PROG ": the module refuses the rules (%s) %s tune's %s\n", strerror(e),
+			order < 0 ? "without" : "with", t->cg.match);
+		return MMT_EXIT_FAIL;
+	}
+	return lib_fail(err);
+}
+
+/*
  * One run of the command at @order: fork, hold the child on a pipe until
- * its pid= rule is in, then let it exec.  0, or an exit code after saying
- * why.
+ * it is in tune's cgroup and the cgroup's rule is at @order, then let it
+ * exec.  Whatever it leaves running is killed afterwards.  0, or an exit
+ * code after saying why.
  */
 static int tune_once(struct tune_ctx *t, int order, struct tune_run *res)
 {
-	struct prule *rules = calloc(PRULES_MAX + 1, sizeof(*rules));
 	int go[2] = { -1, -1 }, ex[2] = { -1, -1 }, status = 0, e, rc;
 	struct rusage ru;
 	double t0, t1;
@@ -1485,11 +1570,8 @@ static int tune_once(struct tune_ctx *t, int order, struct tune_run *res)
 	pid_t pid;
 	char c;
 
-	if (!rules)
-		return lib_fail(MMT_EIO);
 	if (pipe2(go, O_CLOEXEC) || pipe2(ex, O_CLOEXEC)) {
 		fprintf(stderr, PROG ": pipe: %s\n", strerror(errno));
-		free(rules);
 		return MMT_EXIT_FAIL;
 	}
 	if (ftruncate(t->errfd, 0) == 0)
@@ -1525,10 +1607,8 @@ static int tune_once(struct tune_ctx *t, int order, struct tune_run *res)
 	close(ex[1]);
 	ex[1] = -1;
 
-	snprintf(rules[0].match, sizeof(rules[0].match), "pid=%d", (int)pid);
-	snprintf(rules[0].order, sizeof(rules[0].order), "%d", order);
-	memcpy(rules + 1, t->keep, sizeof(*rules) * (size_t)t->nkeep);
-	rc = write_rules(rules, t->nkeep + 1);
+	rc = mmt_cg_enter(&t->cg, pid);
+	rc = rc ? lib_fail(rc) : tune_rule(t, order);
 	if (rc || tune_sig) {
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
@@ -1553,6 +1633,11 @@ static int tune_once(struct tune_ctx *t, int order, struct tune_run *res)
 		goto out;
 	}
 	t1 = mono_now();
+	/* daemons and strays of this run must not run into the next one */
+	if (mmt_cg_kill(&t->cg)) {
+		rc = lib_fail(MMT_EIO);
+		goto out;
+	}
 	if (n == (ssize_t)sizeof(e)) {
 		fprintf(stderr, PROG ": cannot run %s: %s\n", t->cmd[0], strerror(e));
 		rc = MMT_EXIT_FAIL;
@@ -1587,7 +1672,6 @@ out:
 		close(ex[0]);
 	if (ex[1] >= 0)
 		close(ex[1]);
-	free(rules);
 	return rc;
 }
 
@@ -1718,25 +1802,74 @@ static void print_cmd(FILE *f, char **cmd)
 		fprintf(f, "%s%s", i ? " " : "", cmd[i]);
 }
 
+/*
+ * Shells and interpreters: their name is that of every script they run,
+ * so --apply installs comm= for them only when the user names it.
+ */
+static int is_interpreter(const char *comm)
+{
+	static const char *const exact[] = {
+		"sh", "ash", "bash", "dash", "zsh", "ksh", "mksh", "csh", "tcsh", "fish", "busybox",
+		"env", "nice", "time", "timeout", "xargs", "make", "node", "nodejs", "java",
+		"Rscript", NULL,
+	};
+	static const char *const prefix[] = {
+		"python", "perl", "ruby", "php", "lua", "tclsh", "pypy", "guile", NULL,
+	};
+	int i;
+
+	for (i = 0; exact[i]; i++)
+		if (!strcmp(comm, exact[i]))
+			return 1;
+	for (i = 0; prefix[i]; i++)
+		if (!strncmp(comm, prefix[i], strlen(prefix[i])))
+			return 1;
+	return 0;
+}
+
+/*
+ * Take tune's rule out and remove its cgroup, whatever happened: 0, or
+ * an exit code after saying why (the policy is not as it was found).
+ */
+static int tune_cleanup(struct tune_ctx *t)
+{
+	int rc = 0, err;
+
+	if (t->cg.made) {
+		rc = tune_rule(t, -1);
+		if (rc)
+			fprintf(stderr, PROG ": tune's rule may be left: remove it with "
+				"'" PROG " policy del %s'\n", t->cg.match);
+		err = mmt_cg_remove(&t->cg);
+		if (err && !rc)
+			rc = lib_fail(err);
+	}
+	if (!rc && t->dropped[0]) {
+		fprintf(stderr, PROG ": the policy is not as it was: %s dropped\n", t->dropped);
+		rc = MMT_EXIT_FAIL;
+	}
+	return rc;
+}
+
 static int cmd_tune(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "orders", required_argument, NULL, 'o' },
 		{ "repeat", required_argument, NULL, 'r' },
 		{ "apply", no_argument, NULL, 'a' },
+		{ "apply-comm", required_argument, NULL, 'A' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int orders[TUNE_MAX_ORDERS + 1], norders = 0, apply = 0, json = 0, c, i, k, r, maxo, defo, cur, rc = 0;
-	char rec[256], applied[64] = "";
+	char rec[256], applied[64] = "", apply_match[MATCH_LEN] = "";
 	int best = -1, best_i = -1, cur_i = -1, done = 0, restored_rc;
 	long repeat = 5;
-	const char *orders_arg = NULL;
+	const char *orders_arg = NULL, *apply_comm = NULL;
 	struct tune_ctx t = { .errfd = -1, .devnull = -1 };
 	struct tune_run *runs = NULL;
-	struct prule *keep = NULL;
 	struct pstate *ps = NULL;
 	struct sigaction sa, old_int, old_term, old_hup;
 	char comm[16];
@@ -1751,6 +1884,7 @@ static int cmd_tune(int argc, char **argv)
 						 TUNE_MAX_REPEAT);
 			break;
 		case 'a': apply = 1; break;
+		case 'A': apply = 1; apply_comm = optarg; break;
 		case 'v': t.verbose = 1; break;
 		case 'j': json = 1; break;
 		case 'h': printf("%s\n%s", find_verb("tune")->usage, find_verb("tune")->help); return 0;
@@ -1760,8 +1894,25 @@ static int cmd_tune(int argc, char **argv)
 	if (optind >= argc)
 		return usage_err("tune", "missing COMMAND (mmtunectl tune [options] -- COMMAND [ARGS])");
 	t.cmd = argv + optind;
+	command_comm(t.cmd[0], comm, sizeof(comm));
+	if (apply_comm) {
+		char m[MATCH_LEN];
+
+		snprintf(m, sizeof(m), "comm=%.200s", apply_comm);
+		rc = check_match("tune", m, apply_match, sizeof(apply_match));
+		if (rc)
+			return rc;
+	} else if (apply && is_interpreter(comm)) {
+		return usage_err("tune", "--apply: '%s' runs other programs, and comm=%s would match every "
+				 "one on the machine: name the program with --apply-comm NAME", comm, comm);
+	} else if (apply) {
+		snprintf(apply_match, sizeof(apply_match), "comm=%s", comm);
+	}
+	/* bounds from the module's info, checked before anything is written */
 	if (mmt_max_order(&maxo))
-		maxo = 9;
+		return lib_fail(MMT_EIO);
+	if (maxo < 0 || maxo > 63)
+		maxo = 63;
 	if (orders_arg) {
 		norders = parse_orders(orders_arg, maxo, orders);
 		if (norders < 0)
@@ -1771,8 +1922,7 @@ static int cmd_tune(int argc, char **argv)
 	}
 
 	ps = malloc(sizeof(*ps));
-	keep = calloc(PRULES_MAX, sizeof(*keep));
-	if (!ps || !keep) {
+	if (!ps) {
 		rc = lib_fail(MMT_EIO);
 		goto out;
 	}
@@ -1787,7 +1937,6 @@ static int cmd_tune(int argc, char **argv)
 	}
 	if (mmt_default_order(&defo))
 		defo = ps->default_order;
-	command_comm(t.cmd[0], comm, sizeof(comm));
 	cur = current_order(ps, comm, maxo, defo);
 	if (!orders_arg)
 		for (i = 0; i <= maxo && norders < TUNE_MAX_ORDERS; i++)
@@ -1804,8 +1953,6 @@ static int cmd_tune(int argc, char **argv)
 	for (i = 0; i < norders; i++)
 		if (orders[i] == cur)
 			cur_i = i;
-	t.keep = keep;
-	t.nkeep = live_rules(ps, keep);
 
 	runs = calloc((size_t)norders * (size_t)repeat, sizeof(*runs));
 	t.devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
@@ -1822,6 +1969,7 @@ static int cmd_tune(int argc, char **argv)
 		goto out;
 	}
 
+	/* before the cgroup exists: a signal from here on ends in the cleanup */
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = tune_on_signal;	/* no SA_RESTART: waits must end */
 	sigemptyset(&sa.sa_mask);
@@ -1829,9 +1977,14 @@ static int cmd_tune(int argc, char **argv)
 	sigaction(SIGTERM, &sa, &old_term);
 	sigaction(SIGHUP, &sa, &old_hup);
 
-	fprintf(stderr, PROG ": tune: %d orders x %ld runs of '", norders, repeat);
-	print_cmd(stderr, t.cmd);
-	fprintf(stderr, "' (a pid= rule for each run)\n");
+	rc = mmt_cg_create(&t.cg, "tune");
+	if (rc)
+		rc = lib_fail(rc);
+	else {
+		fprintf(stderr, PROG ": tune: %d orders x %ld runs of '", norders, repeat);
+		print_cmd(stderr, t.cmd);
+		fprintf(stderr, "' (cgroup %s: the command and all it starts)\n", t.cg.path);
+	}
 	/* interleaved: every round runs each order once, from a rotating start */
 	for (r = 0; r < repeat && !rc && !tune_sig; r++) {
 		for (k = 0; k < norders && !rc && !tune_sig; k++) {
@@ -1844,20 +1997,18 @@ static int cmd_tune(int argc, char **argv)
 				done++;
 		}
 	}
-	if (isatty(STDERR_FILENO))
+	if (isatty(STDERR_FILENO) && done)
 		fputc('\n', stderr);
 
-	/* the user's rules back, whatever happened */
-	restored_rc = write_rules(keep, t.nkeep);
-	if (restored_rc)
-		fprintf(stderr, PROG ": could not restore the policy: see 'mmtunectl policy'\n");
-	else if (tune_sig)
+	/* the user's rules back, whatever happened; tune's cgroup gone */
+	restored_rc = tune_cleanup(&t);
+	if (!restored_rc && tune_sig)
 		fprintf(stderr, PROG ": interrupted: policy restored\n");
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGHUP, &old_hup, NULL);
 	if (tune_sig) {
-		rc = 128 + tune_sig;
+		rc = restored_rc ? restored_rc : 128 + tune_sig;
 		goto out;
 	}
 	if (rc || restored_rc) {
@@ -1900,21 +2051,23 @@ static int cmd_tune(int argc, char **argv)
 	}
 
 	if (apply && best >= 0) {
+		/* first, before the rules there now; one for the same name replaced */
 		struct prule *all = calloc(PRULES_MAX + 1, sizeof(*all));
 		int m = 1;
 
-		if (!all) {
-			rc = lib_fail(MMT_EIO);
+		rc = all ? -read_policy(ps) : lib_fail(MMT_EIO);
+		if (rc) {
+			free(all);
 			goto out;
 		}
-		snprintf(all[0].match, sizeof(all[0].match), "comm=%s", comm);
+		snprintf(all[0].match, sizeof(all[0].match), "%s", apply_match);
 		snprintf(all[0].order, sizeof(all[0].order), "%d", best);
-		for (i = 0; i < t.nkeep; i++)
-			if (strcmp(keep[i].match, all[0].match))
-				all[m++] = keep[i];
+		for (i = 0; i < ps->nr && m < PRULES_MAX; i++)
+			if (strcmp(ps->r[i].match, all[0].match))
+				all[m++] = ps->r[i];
 		rc = write_rules(all, m);
 		if (!rc)
-			snprintf(applied, sizeof(applied), "comm=%s order=%d", comm, best);
+			snprintf(applied, sizeof(applied), "%s order=%d", apply_match, best);
 		free(all);
 	} else if (apply) {
 		fprintf(stderr, PROG ": --apply: nothing to apply\n");
@@ -1971,9 +2124,175 @@ out:
 	if (t.devnull >= 0)
 		close(t.devnull);
 	free(runs);
-	free(keep);
 	free(ps);
 	return rc;
+}
+
+/* ---- run ---- */
+
+/* The counters of rule match, read before the rule goes: 0 if found. */
+static int rule_ctrs(const char *match, struct prule *out)
+{
+	struct pstate *ps = malloc(sizeof(*ps));
+	int i, rc = -1;
+
+	if (ps && !read_policy(ps))
+		for (i = 0; i < ps->nr && rc; i++)
+			if (!strcmp(ps->r[i].match, match)) {
+				*out = ps->r[i];
+				rc = 0;
+			}
+	free(ps);
+	return rc;
+}
+
+static void run_stats(const struct tune_ctx *t, int order, const struct rusage *ru, double wall)
+{
+	struct prule r;
+	char h[32] = "-", p[32] = "-";
+
+	if (!rule_ctrs(t->cg.match, &r)) {
+		if (r.has_hits)
+			snprintf(h, sizeof(h), "%llu", r.hits);
+		if (r.has_pages)
+			snprintf(p, sizeof(p), "%llu", r.pages);
+	}
+	fprintf(stderr, PROG ": run: order %d: wall_s %.3f cpu_s %.3f minor_faults %ld major_faults %ld "
+		"fault_around_calls %s pages %s\n", order, wall,
+		(double)ru->ru_utime.tv_sec + ru->ru_utime.tv_usec / 1e6 +
+		(double)ru->ru_stime.tv_sec + ru->ru_stime.tv_usec / 1e6,
+		ru->ru_minflt, ru->ru_majflt, h, p);
+}
+
+/*
+ * Fork COMMAND held on a pipe, move it into the cgroup, put the rule in,
+ * let it exec, wait.  *status: its wait status.  0, or an exit code.
+ */
+static int run_child(struct tune_ctx *t, int order, int *status, struct rusage *ru, double *wall)
+{
+	int go[2], ex[2], e = 0, rc;
+	double t0;
+	ssize_t n;
+	pid_t pid;
+	char c;
+
+	if (pipe2(go, O_CLOEXEC))
+		return fprintf(stderr, PROG ": pipe: %s\n", strerror(errno)), MMT_EXIT_FAIL;
+	if (pipe2(ex, O_CLOEXEC)) {
+		close(go[0]);
+		close(go[1]);
+		return fprintf(stderr, PROG ": pipe: %s\n", strerror(errno)), MMT_EXIT_FAIL;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		close(go[1]);
+		close(ex[0]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		execvp(t->cmd[0], t->cmd);
+		e = errno;
+		if (write(ex[1], &e, sizeof(e)) < 0)
+			_exit(126);
+		_exit(127);
+	}
+	close(go[0]);
+	close(ex[1]);
+	if (pid < 0) {
+		fprintf(stderr, PROG ": fork: %s\n", strerror(errno));
+		close(go[1]);
+		close(ex[0]);
+		return MMT_EXIT_FAIL;
+	}
+	rc = mmt_cg_enter(&t->cg, pid);
+	rc = rc ? lib_fail(rc) : tune_rule(t, order);
+	if (!rc && !tune_sig && write(go[1], "g", 1) != 1)
+		rc = (fprintf(stderr, PROG ": cannot start the command: %s\n", strerror(errno)), MMT_EXIT_FAIL);
+	close(go[1]);
+	t0 = mono_now();
+	do
+		n = read(ex[0], &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	close(ex[0]);
+	if (wait_child(pid, status, ru))
+		return fprintf(stderr, PROG ": wait4: %s\n", strerror(errno)), MMT_EXIT_FAIL;
+	*wall = mono_now() - t0;
+	if (!rc && n == (ssize_t)sizeof(e)) {
+		fprintf(stderr, PROG ": cannot run %s: %s\n", t->cmd[0], strerror(e));
+		rc = e == ENOENT ? 127 : 126;
+	}
+	return rc;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "order", required_argument, NULL, 'o' },
+		{ "stats", no_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct tune_ctx t = { .errfd = -1, .devnull = -1 };
+	struct sigaction sa, old_int, old_term, old_hup;
+	struct pstate *ps = NULL;
+	struct rusage ru;
+	int c, maxo, order = -1, stats = 0, rc, crc, status = 0;
+	const char *order_arg = NULL;
+	double wall = 0;
+	long v;
+
+	while ((c = getopt_long(argc, argv, "+:o:sh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o': order_arg = optarg; break;
+		case 's': stats = 1; break;
+		case 'h': printf("%s\n%s", find_verb("run")->usage, find_verb("run")->help); return 0;
+		default: return bad_opt("run", c, argv);
+		}
+	}
+	if (optind >= argc)
+		return usage_err("run", "missing COMMAND (mmtunectl run [--order N] -- COMMAND [ARGS])");
+	t.cmd = argv + optind;
+	if (mmt_max_order(&maxo))
+		return lib_fail(MMT_EIO);
+	if (order_arg && mmt_parse_long(order_arg, 0, maxo, &v))
+		return usage_err("run", "--order '%.40s': want 0..%d", order_arg, maxo);
+	ps = malloc(sizeof(*ps));
+	rc = ps ? -read_policy(ps) : lib_fail(MMT_EIO);
+	if (!rc && ps->nr + 1 > ps->max_rules) {
+		fprintf(stderr, PROG ": run needs room for one more rule (%d of %d in use)\n", ps->nr,
+			ps->max_rules);
+		rc = MMT_EXIT_FAIL;
+	}
+	/* no --order: the order processes without a rule get */
+	order = order_arg ? (int)v : (ps ? ps->default_order : -1);
+	free(ps);
+	if (rc)
+		return rc;
+	if (order < 0)
+		return fprintf(stderr, PROG ": run: cannot tell the default order\n"), MMT_EXIT_FAIL;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = tune_on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGHUP, &sa, &old_hup);
+	rc = mmt_cg_create(&t.cg, "run");
+	rc = rc ? lib_fail(rc) : run_child(&t, order, &status, &ru, &wall);
+	if (stats && !rc)
+		run_stats(&t, order, &ru, wall);
+	crc = tune_cleanup(&t);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
+	if (rc || crc)
+		return rc ? rc : crc;
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
 }
 
 /* ---- help and main ---- */
@@ -2034,29 +2353,56 @@ static const struct verb verbs[] = {
 	  "  add RULE...      append rules after those there\n"
 	  "  del MATCH...     remove the rules with these matches (e.g. comm=foo)\n"
 	  "  clear            remove every rule\n"
-	  "  load FILE        write FILE's rules ('-': standard input), as read from\n"
-	  "                   'mmtunectl get policy'\n"
+	  "  load FILE        write FILE's rules ('-': standard input): a rule a line,\n"
+	  "                   text after '#' ignored, as 'policy show' and 'get\n"
+	  "                   policy' print them; refused whole (exit 2): over 64 KiB,\n"
+	  "                   a NUL byte, a bad line\n"
 	  "  --json           show: one JSON object\n"
 	  "Rules are checked before anything is written; a write is all or nothing.\n" },
 	{ "tune", cmd_tune,
-	  "usage: " PROG " tune [--orders LIST] [--repeat N] [--apply] [--verbose] [--json] -- COMMAND [ARGS]",
-	  "Run COMMAND once per order per round, rounds interleaved, each run under\n"
-	  "a pid= rule for that process alone (the rest of the machine keeps its\n"
-	  "order; processes COMMAND starts are not covered), and print per order the\n"
+	  "usage: " PROG " tune [--orders LIST] [--repeat N] [--apply | --apply-comm NAME] [--verbose] [--json] -- COMMAND [ARGS]",
+	  "Run COMMAND once per order per round, rounds interleaved, each run in a\n"
+	  "cgroup v2 of tune's own (<cgroup2>/mmtune-tune.PID) under a cgroup= rule\n"
+	  "put before the rules there: COMMAND and every process it starts get the\n"
+	  "order, the rest of the machine keeps its own.  Per order it prints the\n"
 	  "median and spread (interquartile range) of wall time, CPU time and minor\n"
-	  "faults.\n"
+	  "faults (of COMMAND and the children it waited for).\n"
 	  "It recommends an order only if its median wall time beats the order the\n"
 	  "command gets now by more than the spread of either, otherwise it says\n"
-	  "'no significant difference'.  The rules are restored at the end, also on\n"
-	  "Ctrl-C (exit status 130).\n"
-	  "  --orders LIST    orders to try, e.g. 0,2,4,9 or 0-9 (default: 0..max_order);\n"
-	  "                   the order the command gets now is always added\n"
+	  "'no significant difference'.  Processes left in the cgroup after a run\n"
+	  "are killed.  At the end, also on SIGINT, SIGTERM and SIGHUP (exit 128 +\n"
+	  "the signal), tune's rule is taken out, the user's rules are left as\n"
+	  "found and the cgroup is removed; if the module will not take a user's\n"
+	  "rule back (its process exited, its cgroup was removed) tune says so and\n"
+	  "exits 1.  Needs cgroup2 mounted.\n"
+	  "  --orders LIST    orders to try, 0..max_order, e.g. 0,2,4,9 or 0-9\n"
+	  "                   (default: all); the order the command gets now is\n"
+	  "                   always added\n"
 	  "  --repeat N       rounds (1..100, default 5)\n"
-	  "  --apply          install 'comm=NAME order=N' for the recommendation\n"
+	  "  --apply          install 'comm=NAME order=N' for the recommendation,\n"
+	  "                   NAME being COMMAND's; refused for shells, interpreters\n"
+	  "                   and launchers (sh bash dash zsh ksh ... python* perl*\n"
+	  "                   ruby* node make env ...), whose name every script shares\n"
+	  "  --apply-comm NAME  the same for the program named NAME (e.g. cc1)\n"
 	  "  --verbose        let COMMAND's output through (default: stdout dropped,\n"
 	  "                   stderr shown only if it fails)\n"
 	  "  --json           one JSON object: the command, per order medians and\n"
 	  "                   spreads, recommended_order (null: none) and applied\n" },
+	{ "run", cmd_run,
+	  "usage: " PROG " run [--order N] [--stats] -- COMMAND [ARGS]",
+	  "Run COMMAND, and every process it starts, at fault-around order N: in a\n"
+	  "cgroup v2 of its own (<cgroup2>/mmtune-run.PID) under a cgroup= rule put\n"
+	  "before the rules there; the rest of the machine keeps its order.  At the\n"
+	  "end, also on SIGINT, SIGTERM and SIGHUP (passed on), the rule is taken\n"
+	  "out, what COMMAND left running is killed and the cgroup removed.  Exit\n"
+	  "status: COMMAND's (128 + the signal that killed it); 1 or 2 if run\n"
+	  "itself could not, or could not leave the policy as found.  Needs cgroup2.\n"
+	  "  --order N        0..max_order (default: the order processes without a\n"
+	  "                   rule get)\n"
+	  "  --stats          on stderr at the end: wall and CPU seconds, minor and\n"
+	  "                   major faults (COMMAND and the children it waited for),\n"
+	  "                   the rule's fault-around calls and pages ('-': not\n"
+	  "                   counted, stats_enable 0)\n" },
 	{ "help", cmd_help, "usage: " PROG " help [VERB]", "Show help for " PROG " or for VERB.\n" },
 };
 

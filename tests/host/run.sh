@@ -132,7 +132,7 @@ suite_usage() {
 	t_out "-V" "mmtunectl $VERSION" "$CTL" -V
 	run "$CTL" --help
 	[ "$RC" = 0 ] && grep -q '^usage: mmtunectl' "$W/out" && ok "--help" || fail "--help: exit $RC"
-	for v in status get set stats pfn_valid help; do
+	for v in status get set stats pfn_valid run help; do
 		run "$CTL" $v --help
 		[ "$RC" = 0 ] && grep -q "^usage: mmtunectl $v" "$W/out" && ok "$v --help" ||
 			fail "$v --help: exit $RC"
@@ -429,6 +429,59 @@ suite_kernel() {
 	t_rc "no debugfs, module: status" 0 "$CTL" status
 }
 
+# policy load and tune --orders against a fake policy file: every refusal
+# exits 2 and leaves the file as it was
+suite_policy() {
+	local pol before big i
+	fresh
+	pol=$T/policy
+	printf '# rules 1/32\n# kernel order=4\n# default order=4 hits=5 pages=-\ncomm=keep order=3 # hits=1 pages=-\n' >"$pol"
+	before=$(cat "$pol")
+	big=$W/big.pol
+	: >"$big"
+	i=0
+	while [ $i -lt 1300 ]; do		# 1300 x 56 bytes: over 64 KiB, rules first
+		printf 'comm=r%-4d order=2 # ..................................\n' $((i % 32)) >>"$big"
+		i=$((i + 1))
+	done
+	t_rc "policy load: over 64 KiB refused" 2 "$CTL" policy load "$big"
+	t_grep "policy load: over 64 KiB: says so" err "larger than 65536 bytes"
+	t_file "policy load: over 64 KiB: nothing written" "$pol" "$before"
+	printf 'comm=a order=1\n\0comm=b order=2\n' >"$W/nul.pol"
+	t_rc "policy load: NUL byte refused" 2 "$CTL" policy load "$W/nul.pol"
+	t_grep "policy load: NUL byte: says so" err "NUL byte"
+	t_file "policy load: NUL byte: nothing written" "$pol" "$before"
+	printf 'comm=a order=1 comm=b order=2\n' >"$W/two.pol"
+	run "$CTL" policy load "$W/two.pol"
+	[ "$RC" = 2 ] && ok "policy load: two rules on a line refused" || fail "policy load: two rules a line: exit $RC"
+	t_file "policy load: two rules a line: nothing written" "$pol" "$before"
+	printf 'comm=a order=99\n' >"$W/bad.pol"
+	run "$CTL" policy load "$W/bad.pol"
+	[ "$RC" = 2 ] && grep -q "line 1" "$W/err" && ok "policy load: bad order refused, line named" ||
+		fail "policy load: bad order: exit $RC: $(errline)"
+	t_file "policy load: bad order: nothing written" "$pol" "$before"
+	printf '# a comment\n\ncomm=a order=1   # hits=3 pages=-\n  comm=b order=default\n' >"$W/ok.pol"
+	t_rc "policy load: comments and counters dropped" 0 "$CTL" policy load "$W/ok.pol"
+	t_file "policy load: canonical rules written" "$pol" "$(printf 'comm=a order=1\ncomm=b order=default')"
+	printf '# rules 1/32\n# kernel order=4\n# default order=4 hits=5 pages=-\ncomm=keep order=3 # hits=1 pages=-\n' >"$pol"
+	run "$CTL" policy show
+	cp "$W/out" "$W/show.pol"
+	t_rc "policy show output loads back" 0 "$CTL" policy load "$W/show.pol"
+	t_file "policy show output: the same rule" "$pol" "comm=keep order=3"
+	printf '# rules 1/32\n# kernel order=4\n# default order=4 hits=5 pages=-\ncomm=keep order=3 # hits=1 pages=-\n' >"$pol"
+	for v in 10 0,10 0-10 -1 0-; do
+		run "$CTL" tune --orders "$v" -- true
+		[ "$RC" = 2 ] && ok "tune --orders '$v' (max 9): exit 2" || fail "tune --orders '$v': exit $RC: $(errline)"
+	done
+	t_file "tune bad --orders: policy untouched" "$pol" "$before"
+	for v in 10 -1 x ""; do
+		run "$CTL" run --order "$v" -- true
+		[ "$RC" = 2 ] && ok "run --order '$v' (max 9): exit 2" || fail "run --order '$v': exit $RC: $(errline)"
+	done
+	t_rc "run without COMMAND" 2 "$CTL" run --order 1
+	t_file "run bad usage: policy untouched" "$pol" "$before"
+}
+
 suite_perm() {
 	if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null; then
 		skip "unprivileged: needs root and setpriv"
@@ -469,6 +522,7 @@ run_suites() {
 	suite_usage
 	suite_module
 	suite_kernel
+	suite_policy
 	suite_perm
 }
 
@@ -491,11 +545,28 @@ else
 	fail "make install DESTDIR PREFIX=/usr: $(tail -n 3 "$W/install.log" | tr '\n' ' ')"
 fi
 
+# mmstress: a reader that goes away (| head) mid-sweep must not leave the
+# test file behind (it used to die by SIGPIPE with the file in place)
+MMS=$W/inst/mmstress
+if [ -x "$MMS" ]; then
+	d=$(mktemp -d /dev/shm/mmt-host.XXXXXX 2>/dev/null || mktemp -d "$W/mms.XXXXXX")
+	"$MMS" seq -s 1M -r 50 --warmup 0 -F csv -q -f "$d" 2>"$W/err" | head -n 2 >"$W/out"
+	rc=${PIPESTATUS[0]}
+	expect_lines=$(wc -l <"$W/out")
+	[ "$expect_lines" = 2 ] && ok "mmstress | head -2: two lines read" || fail "mmstress | head -2: $expect_lines lines"
+	[ -z "$(ls -A "$d")" ] && ok "mmstress | head -2: test file removed" || fail "mmstress | head -2 left $(ls "$d")"
+	[ "$rc" = 141 ] && ok "mmstress | head -2: ends by SIGPIPE (141)" || fail "mmstress | head -2: exit $rc: $(errline)"
+	[ -s "$W/err" ] && fail "mmstress | head -2: says something: $(errline)" || ok "mmstress | head -2: quiet"
+	rm -rf "$d"
+else
+	fail "mmstress: not built by make install"
+fi
+
 # man page: groff finds nothing to warn about, every verb is described
 if command -v groff >/dev/null; then
 	w=$(groff -man -ww -z "$US/man/mmtunectl.8" 2>&1)
 	[ -z "$w" ] && ok "man: mmtunectl.8 renders without warnings" || fail "man: $(echo "$w" | head -n 2 | tr '\n' ' ')"
-	for v in status get set stats pfn_valid policy tune; do
+	for v in status get set stats pfn_valid policy tune run; do
 		grep -qE "^(\.(B|BR|BI) \"?|\\\\fB)$v" "$US/man/mmtunectl.8" && ok "man: describes $v" || fail "man: no $v"
 	done
 else
@@ -522,7 +593,13 @@ c=$(comp mmtunectl policy add comm=foo order=)
 [ "$c" = "order=default order=0 order=1 order=2 order=3 order=4 order=5 order=6 order=7 order=8 order=9" ] &&
 	ok "completion: policy orders from info" || fail "completion: policy order=: '$c'"
 c=$(comp mmtunectl tune --)
-[ "$c" = "--orders --repeat --apply --verbose --json --help --" ] && ok "completion: tune options" || fail "completion: tune: '$c'"
+[ "$c" = "--orders --repeat --apply --apply-comm --verbose --json --help --" ] && ok "completion: tune options" || fail "completion: tune: '$c'"
+c=$(comp mmtunectl run --)
+[ "$c" = "--order --stats --help --" ] && ok "completion: run options" || fail "completion: run: '$c'"
+c=$(comp mmtunectl run --order "")
+[ "$c" = "0 1 2 3 4 5 6 7 8 9" ] && ok "completion: run --order from info" || fail "completion: run --order: '$c'"
+c=$(comp mmtunectl tune --apply-comm bas)
+case " $c " in *" bash "*) ok "completion: tune --apply-comm completes a name" ;; *) fail "completion: tune --apply-comm bas: '$c'" ;; esac
 c=$(comp mmtunectl tune --repeat 3 -- bas)
 case " $c " in *" bash "*) ok "completion: tune -- completes a command" ;; *) fail "completion: tune -- bas: '$c'" ;; esac
 c=$(comp mmtunectl tune -- bash "")

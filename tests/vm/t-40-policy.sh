@@ -4,8 +4,9 @@
 # cgroup= rules seen by an independent probe while an unmatched one runs at
 # the same time, the kernel's size raised and restored, bad rules rejected
 # atomically, the global order changed under rules, rules with stats on and
-# off, the EOF probe under rules, unload; `mmtunectl tune` on mmstress seq
-# and sparse, --apply, Ctrl-C.  Small sizes: TCG is slow.
+# off, the EOF probe under rules, `mmtunectl policy show | load` round trip,
+# unload; `mmtunectl tune` on mmstress seq and sparse, --apply, Ctrl-C
+# (t-45-tune: tune's cgroup, run).  Small sizes: TCG is slow.
 . "$(dirname "$0")/lib.sh"
 
 PSZ=$(getconf PAGESIZE)
@@ -195,6 +196,33 @@ expect_eq "rules and order unchanged after every bad write" "$SNAP" "$GOOD"
 if "$CTL" policy set "comm=x order=$((MAX + 1))" 2>/dev/null; then fail "mmtunectl took a bad order"; else
 	expect_eq "mmtunectl policy set bad order: exit 2" "$?" 2; fi
 
+# what `mmtunectl policy show` prints loads back unchanged: 32 rules, 16
+# of them cgroup= paths of 200 bytes (the module's limit is 255)
+pwrite clear > /dev/null
+if grep -q " $CGR cgroup2 " /proc/mounts; then
+	long=$(printf 'x%.0s' $(seq 1 190))
+	text=""
+	for i in $(seq 10 25); do
+		mkdir -p "$CGR/mmt-rt-$long-$i"
+		text="${text}cgroup=/mmt-rt-$long-$i order=$((i % (MAX + 1)))\n"
+		text="${text}comm=rt$i order=$(((i + 1) % (MAX + 1)))\n"
+	done
+	check "32 rules, long cgroup paths" pwrite "$text"
+	"$CTL" policy show > "$WORK/show1" 2> "$WORK/err"
+	expect_eq "policy show: 32 rule lines" "$(grep -vc '^#' "$WORK/show1")" 32
+	check "policy clear" "$CTL" policy clear
+	check "policy load of what show printed" "$CTL" policy load "$WORK/show1"
+	"$CTL" policy show > "$WORK/show2"
+	strip() { grep -v '^#' "$1" | sed 's/ *#.*//; s/  */ /g'; }
+	expect_eq "show | load | show: the same rules" "$(strip "$WORK/show2" | md5sum)" "$(strip "$WORK/show1" | md5sum)"
+	expect_eq "show | load: what was written" "$(strip "$WORK/show2" | tr '\n' '|')" \
+		"$(printf '%b' "$text" | tr '\n' '|')"
+	check "policy load of the module's own file" "$CTL" policy load $POL
+	expect_eq "module file | load: the same rules" "$(rules | tr '\n' '|')" "$(printf '%b' "$text" | tr '\n' '|')"
+	pwrite clear > /dev/null
+	for i in $(seq 10 25); do rmdir "$CGR/mmt-rt-$long-$i"; done
+fi
+
 # --- 7. the global order changed under rules; clear restores it
 sect "7. global order under rules, clear and unload restore"
 check "rule at max" pwrite "comm=fpolicy0 order=$MAX"
@@ -338,14 +366,17 @@ echo 2 > $MMT/fault_around_order
 "$CTL" tune --orders 0,$MAX --repeat 50 -- $SEQ > /dev/null 2> "$WORK/tune.int" & TP=$!
 BG=$TP
 n=0
-until grep -q '^pid=' $POL || [ $n -ge 300 ]; do sleep 0.1; n=$((n + 1)); done
-grep -q '^pid=' $POL && ok "tune's pid= rule seen mid-run" || fail "tune never installed its rule"
+until grep -q "^cgroup=/mmtune-tune.$TP " $POL || [ $n -ge 300 ]; do sleep 0.1; n=$((n + 1)); done
+case $(rules | head -n 1) in "cgroup=/mmtune-tune.$TP order="*) ok "tune's cgroup= rule seen mid-run, first" ;; *) false ;; esac ||
+	fail "tune never installed its rule: $(rules | tr '\n' '|')"
+[ -d "$CGR/mmtune-tune.$TP" ] && ok "tune's cgroup exists mid-run" || fail "no $CGR/mmtune-tune.$TP"
 sleep 1
 kill -INT $TP
 wait $TP
 expect_eq "Ctrl-C: tune exits 130" "$?" 130
 BG=""
 expect_eq "Ctrl-C: rules restored" "$(rules)" "comm=fpolicy0 order=1"
+[ -d "$CGR/mmtune-tune.$TP" ] && fail "Ctrl-C left $CGR/mmtune-tune.$TP" || ok "Ctrl-C: tune's cgroup removed"
 expect_eq "Ctrl-C: order restored" "$(order)" 2
 pgrep -f "$MMS seq" > /dev/null && fail "Ctrl-C left mmstress running" || ok "Ctrl-C: no mmstress left"
 grep -q 'interrupted: policy restored' "$WORK/tune.int" && ok "Ctrl-C: says so" ||

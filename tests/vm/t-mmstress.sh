@@ -242,6 +242,20 @@ if [ $rc = 0 ]; then
 	shm_empty && ok "dio SIGINT: no file left" || fail "dio SIGINT left $(ls "$SHM")"
 	[ -z "$(losetup -a 2>/dev/null | grep mmstress)" ] && ok "dio: no loop device left" ||
 		fail "dio left $(losetup -a | grep mmstress)"
+	# the reader goes away mid-sweep: EPIPE stops it and everything is
+	# put back (SIGPIPE used to kill it with order, file, huge pages left)
+	echo 3 > $KNOB
+	"$MMS" dio -s 8M -o 0,$MAX -r 2 --warmup 0 -q -F csv -f "$SHM" 2> "$WORK/pipe.err" | head -n 2 > "$WORK/pipe.csv"
+	rc=${PIPESTATUS[0]}
+	expect_eq "dio | head -2: two lines read" "$(wc -l < "$WORK/pipe.csv")" 2
+	expect_eq "dio | head -2: ends by SIGPIPE after cleaning up (141)" "$rc" 141
+	expect_eq "dio | head -2: order restored" "$(order)" 3
+	expect_eq "dio | head -2: nr_hugepages restored" "$(cat /proc/sys/vm/nr_hugepages)" "$HP0"
+	shm_empty && ok "dio | head -2: no file left" || fail "dio | head -2 left $(ls "$SHM")"
+	[ -z "$(losetup -a 2>/dev/null | grep mmstress)" ] && ok "dio | head -2: no loop device left" ||
+		fail "dio | head -2 left $(losetup -a | grep mmstress)"
+	[ -s "$WORK/pipe.err" ] && fail "dio | head -2: stderr: $(tail -n 1 "$WORK/pipe.err")" ||
+		ok "dio | head -2: nothing on stderr"
 elif [ $rc = 77 ]; then
 	ok "dio skipped here (77): $(tail -n 1 "$WORK/err")"
 else

@@ -48,6 +48,7 @@ static void worker(const struct build_state *s)
 		if (p == 0) {
 			signal(SIGINT, SIG_DFL);
 			signal(SIGTERM, SIG_DFL);
+			signal(SIGPIPE, SIG_DFL);	/* ignored by mmstress only */
 			execl("/bin/sh", "sh", "-c", s->cmd, (char *)NULL);
 			_exit(127);
 		}

@@ -51,7 +51,7 @@ static void usage(FILE *f)
 "  -o, --orders LIST    sweep fault_around_order, e.g. 0,1,3,4,5,7: set before\n"
 "                       each run (through mmtune, or the kernel's own\n"
 "                       fault_around_bytes without it), restored at the end,\n"
-"                       on errors and on Ctrl-C.  Default: leave it alone\n"
+"                       on errors, signals and EPIPE.  Default: leave it alone\n"
 "  -r, --repeat N       runs per point (default 1); the table shows mean and\n"
 "                       relative standard deviation\n"
 "      --warmup N       unmeasured runs before the first point (default 1:\n"
@@ -70,7 +70,8 @@ static void usage(FILE *f)
 "\n"
 "Faults are the measured phase's alone (rusage deltas, all threads; build:\n"
 "the children's), setup excluded.  Exit: 0 done, 1 could not, 2 bad usage,\n"
-"77 skipped (migrate with one NUMA node, dio without O_DIRECT), 130 Ctrl-C.\n",
+"77 skipped (migrate with one NUMA node, dio without O_DIRECT), 130 Ctrl-C,\n"
+"141 the reader of stdout went away (| head); everything is restored first.\n",
 		"eofprobe", "correctness probe: pages past EOF raise SIGBUS at each order");
 }
 
@@ -299,6 +300,8 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	/* a closed stdout is EPIPE, seen by mms_out_flush(): stop and clean up */
+	signal(SIGPIPE, SIG_IGN);
 	{
 		struct mms_vmstat warm;
 
@@ -408,10 +411,13 @@ int main(int argc, char **argv)
 		free(res);
 	}
 out:
-	fflush(stdout);
-	mms_cleanup_run();
+	mms_out_flush();
+	if (mms_cleanup_run())
+		return MMT_EXIT_FAIL;	/* it said what it could not restore */
 	if (mms_stop) {
-		mms_err("interrupted%s", o.norders ? "; fault_around_order restored" : "");
+		/* a reader that left (| head) is no news; a signal is */
+		if (mms_stop != SIGPIPE)
+			mms_err("interrupted%s", o.norders ? "; fault_around_order restored" : "");
 		signal(mms_stop, SIG_DFL);
 		raise(mms_stop);
 		return 128 + mms_stop;

@@ -83,7 +83,7 @@ struct mms_ctx {
 };
 
 /* ---- util.c ---- */
-extern volatile sig_atomic_t mms_stop;	/* set by SIGINT/SIGTERM/SIGHUP */
+extern volatile sig_atomic_t mms_stop;	/* SIGINT/SIGTERM/SIGHUP, or SIGPIPE on EPIPE */
 extern int mms_progress;		/* stderr is a tty and not --quiet */
 
 void mms_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -98,7 +98,7 @@ void mms_fmt_size(long long bytes, char *buf, size_t len);
 
 /* Cleanup registry: everything mmstress changed or created. */
 void mms_cleanup_init(void);
-void mms_cleanup_run(void);
+int mms_cleanup_run(void);			/* 0, or -1: something not restored */
 void mms_cleanup_add_file(const char *path);
 void mms_cleanup_forget_file(const char *path);
 void mms_cleanup_set_order(int orig);		/* restore this order at exit */
@@ -185,6 +185,7 @@ extern const struct mms_workload mms_wl_seq, mms_wl_rand, mms_wl_sparse,
 int mms_eofprobe(struct mms_ctx *c);
 
 /* ---- output.c ---- */
+int mms_out_flush(void);	/* 0, or -1 (EPIPE: mms_stop = SIGPIPE) */
 void mms_out_csv_header(void);
 void mms_out_csv_line(const struct mms_result *r);
 void mms_out_json(const struct mms_result *r, int n);

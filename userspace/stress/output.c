@@ -3,7 +3,9 @@
  * Output: csv (one line per run), json (the same records), table (the
  * seed's layout: a row group per thread count, a column per order).
  */
+#include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -12,10 +14,24 @@
 #define CSV_COLS "workload,order,threads,repeat,minor_faults,major_faults,seconds," \
 	"throughput,unit,block,size,ops,vm_pgfault,vm_pgmajfault,vm_pgmigrate_success,vm_pgmigrate_fail"
 
+/*
+ * SIGPIPE is ignored (main.c): a reader that went away (| head) shows up
+ * here as EPIPE, and stops the sweep like a signal would, so that the
+ * order, the files and nr_hugepages are restored on the way out.
+ */
+int mms_out_flush(void)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return 0;
+	if (errno == EPIPE && !mms_stop)
+		mms_stop = SIGPIPE;
+	return -1;
+}
+
 void mms_out_csv_header(void)
 {
 	printf("%s\n", CSV_COLS);
-	fflush(stdout);
+	mms_out_flush();
 }
 
 void mms_out_csv_line(const struct mms_result *r)
@@ -28,7 +44,7 @@ void mms_out_csv_line(const struct mms_result *r)
 	       r->workload, order, r->threads, r->repeat, r->minflt, r->majflt, r->seconds,
 	       r->throughput, r->unit, r->block, r->size, r->ops, r->vm_pgfault, r->vm_pgmajfault,
 	       r->vm_pgmigrate_success, r->vm_pgmigrate_fail);
-	fflush(stdout);
+	mms_out_flush();
 }
 
 void mms_out_json(const struct mms_result *res, int n)

@@ -230,10 +230,10 @@ void mms_cleanup_add_fd(int fd)
 
 static int restore_failed;
 
-void mms_cleanup_run(void)
+int mms_cleanup_run(void)
 {
 	if (cl.done)
-		return;
+		return restore_failed ? -1 : 0;
 	cl.done = 1;
 	for (int i = 0; i < cl.nfds; i++)
 		close(cl.fds[i]);
@@ -249,6 +249,7 @@ void mms_cleanup_run(void)
 	}
 	if (mms_cleanup_restore_order())
 		restore_failed = 1;
+	return restore_failed ? -1 : 0;
 }
 
 static void atexit_cleanup(void)
