@@ -8,8 +8,11 @@
  *   comm=NAME order=N       the task's comm (1..15 bytes, no blanks or '#')
  *   pid=TGID order=N        the process (all its threads); the number is
  *                           resolved in the writer's pid namespace at write
- *                           time and the rule keeps that process, so a
- *                           reused number never matches another one
+ *                           time and the rule keeps that process (its
+ *                           struct pid), so a reused number never matches
+ *                           another one.  A number that an exited rule of
+ *                           the current set shows keeps that exited rule:
+ *                           what a read gave can always be written back
  *   cgroup=PATH order=N     a cgroup v2 path as in /proc/PID/cgroup (from the
  *                           writer's cgroup namespace root): the tasks of
  *                           that cgroup and of every cgroup below it
@@ -18,8 +21,8 @@
  * fault_around_order.  Blank lines and text after '#' are ignored, so what
  * a read gives can be written back.  "clear" (alone) drops every rule.
  * A malformed line, an unknown or repeated key, an order out of range or
- * more than POLICY_MAX_RULES rules: EINVAL; a pid that is not a running
- * process: ESRCH; a cgroup that does not exist: ENOENT.  A write changes
+ * more than POLICY_MAX_RULES rules: EINVAL; a pid that is neither a
+ * running process nor an exited rule of the current set: ESRCH; a cgroup that does not exist: ENOENT.  A write changes
  * nothing unless it is wholly valid.
  *
  * A read gives "# rules N/MAX", "# kernel order=K", "# default order=D
@@ -51,14 +54,16 @@
  * there, else the kernel's ->fault path maps it; either way one fault per
  * page, as with fault-around off.
  *
- * The global order while rules exist.  If anyone sets the kernel's size
- * (fault_around_order, the module parameter or the kernel's own
- * fault_around_bytes), the policy notices within POLICY_POLL (and at every
- * read or write of the policy file), takes that value as the new default
- * and raises the kernel's size again if a rule needs more.  Until then,
+ * The global order while rules exist.  The default order D is
+ * fault_around.c's base order: fault_around_order and the module
+ * parameter read and write it while the kernel's size stays raised, and a
+ * write to the kernel's own fault_around_bytes becomes it as soon as it is
+ * seen (every POLICY_POLL, every read or write of the policy file);
+ * fault_around.c's lock serialises all of it.  Until a raise catches up,
  * windows are narrowed to the lower of the target and what the kernel
- * gives.  Setting exactly the raised order is not noticed.  Clearing the
- * rules or unloading puts the default order back into the kernel.
+ * gives.  Clearing the rules or unloading puts D back into the kernel.
+ * While rules exist the hooks hold an FTRACE_OPS_FL_PERMANENT ops, so
+ * ftrace_enabled=0 (which would stop the narrowing) is refused.
  *
  * Lookup.  The rules are an array behind an RCU pointer; the hook runs with
  * preemption off (ftrace's recursion guard), an RCU-sched read-side

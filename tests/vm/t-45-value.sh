@@ -79,7 +79,7 @@ expect_eq "mmtunectl get reads the base" "$("$CTL" get fault_around_order 2>/dev
 # the policy file is read all along: a change of the kernel's size is seen at once
 ( while :; do cat $POL > /dev/null; sleep 0.05; done ) & R=$!
 BG=$R
-check "mmstress seq --orders $A,$C" "$MMS" seq --orders "$A,$C" --size 256K --warmup 0 --quiet
+check "mmstress seq --orders $A,$C" "$MMS" seq --orders "$A,$C" --size 4M --repeat 2 --warmup 0 --quiet
 kill $R; wait $R 2>/dev/null; BG=""
 expect_eq "after mmstress: base back to $B" "$(order)" "$B"
 expect_eq "after mmstress: kernel still raised" "$(kfa)" $((PSZ << MAX))

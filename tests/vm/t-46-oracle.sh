@@ -53,8 +53,9 @@ M=$LOADED	# the last order a user set
 VIA=kernel	# through which: kernel (stays at unload) or mmtune
 RULE=""		# largest rule order, "" without rules
 LOG=()		# the steps so far, for a failure report
-rnd() { echo $((RANDOM % ($1 + 1))); }	# 0..$1
-kernel_now() { [ -n "$RULE" ] && [ "$RULE" -gt "$M" ] && echo "$RULE" || echo "$M"; }
+# Builtins only on the way of every step: a fork costs tens of ms under TCG.
+rnd() { R=$((RANDOM % ($1 + 1))); }	# R = 0..$1
+kernel_now() { KN=$M; [ -n "$RULE" ] && [ "$RULE" -gt "$M" ] && KN=$RULE; }
 
 die() {
 	fail "seed $SEED step $1: $2 (replay: MMT_ORACLE_SEED=$SEED)"
@@ -65,19 +66,23 @@ die() {
 # invariant STEP: no tool runs here; a read of the policy file first makes
 # the policy notice a write to the kernel's own file and raise again.
 invariant() {
-	cat $POL > /dev/null
-	k=$(cat $KNOB); b=$(cat $KFA)
+	read -r _ < $POL
+	read -r k < $KNOB; read -r b < $KFA
+	kernel_now
 	[ "$k" = "$M" ] || die "$1" "fault_around_order reads $k, the model says $M"
-	[ "$b" = $((PSZ << $(kernel_now))) ] ||
-		die "$1" "kernel holds $b bytes, the model says order $(kernel_now) (M=$M rules=${RULE:-none})"
+	[ "$b" = $((PSZ << KN)) ] ||
+		die "$1" "kernel holds $b bytes, the model says order $KN (M=$M rules=${RULE:-none})"
 }
 
 # a random order list of 1..3 orders for mmstress
-orders() { n=$(( $(rnd 2) + 1 )); l=$(rnd "$MAX"); while [ $n -gt 1 ]; do l="$l,$(rnd "$MAX")"; n=$((n - 1)); done; echo "$l"; }
+orders() {
+	rnd 2; n=$((R + 1)); rnd "$MAX"; o=$R
+	while [ $n -gt 1 ]; do rnd "$MAX"; o="$o,$R"; n=$((n - 1)); done
+}
 
 # one mmstress run stopped by signal $2 after a random delay; $1 the step
 mms_kill() {
-	o=$(orders)
+	orders
 	sig=$2
 	if [ "$sig" = PIPE ]; then
 		"$MMS" seq --orders "$o,$o,$o" --size 64K --warmup 0 --repeat 3 --quiet \
@@ -86,15 +91,15 @@ mms_kill() {
 	else
 		"$MMS" seq --orders "$o,$o,$o" --size 64K --warmup 0 --repeat 3 --quiet \
 			> /dev/null 2>&1 & p=$!
-		sleep "0.$(rnd 5)"
+		rnd 5; sleep "0.$R"
 		kill -"$sig" $p 2>/dev/null
-		wait $p; rc=$?
+		{ wait $p; } 2>/dev/null; rc=$?
 	fi
-	LOG+=("$1: mmstress --orders $o, SIG$sig (exit $rc)")
+	LOG+=("$1: mmstress SIG$sig --orders $o (exit $rc)")
 	case $sig in
 	INT|TERM) ;;		# restored: M stays
 	*)			# left what it set last: one of $o or M
-		k=$(cat $KNOB)
+		read -r k < $KNOB
 		case ",$o,$M," in *",$k,"*) ;; *) die "$1" "after SIG$sig: order $k is neither M=$M nor one of $o" ;; esac
 		[ "$k" != "$M" ] && VIA=mmtune
 		M=$k ;;
@@ -102,34 +107,35 @@ mms_kill() {
 }
 
 step() {
-	r=$(rnd 99)
-	if [ "$r" -lt 18 ]; then
-		o=$(rnd "$MAX"); echo "$o" > $KNOB || die "$1" "knob write $o failed"
+	rnd 99; r=$R
+	rnd "$MAX"; o=$R
+	if [ "$r" -lt 20 ]; then
+		echo "$o" > $KNOB || die "$1" "knob write $o failed"
 		M=$o VIA=mmtune; LOG+=("$1: knob $o")
-	elif [ "$r" -lt 30 ]; then
-		o=$(rnd "$MAX"); [ "$(rnd 4)" = 0 ] && o=default
+	elif [ "$r" -lt 34 ]; then
+		rnd 4; [ "$R" = 0 ] && o=default
 		echo "$o" > $PAR || die "$1" "parameter write $o failed"
 		[ "$o" = default ] && o=$DEF
 		M=$o VIA=mmtune; LOG+=("$1: parameter $o")
-	elif [ "$r" -lt 46 ]; then
+	elif [ "$r" -lt 54 ]; then
 		# Writing exactly the size the kernel holds changes nothing there
 		# and cannot be seen (README): under rules, the raised size is
 		# not a value of the user's, so another order is taken.
-		o=$(rnd "$MAX")
-		if [ -n "$RULE" ] && [ "$o" = "$(kernel_now)" ] && [ "$o" != "$M" ]; then
+		kernel_now
+		if [ -n "$RULE" ] && [ "$o" = "$KN" ] && [ "$o" != "$M" ]; then
 			o=$(( (o + 1) % (MAX + 1) ))
-			[ "$o" = "$(kernel_now)" ] && o=$M
+			[ "$o" = "$KN" ] && o=$M
 		fi
-		[ "$o" != "$(kernel_now)" ] && VIA=kernel
+		[ "$o" != "$KN" ] && VIA=kernel
 		echo $((PSZ << o)) > $KFA || die "$1" "fault_around_bytes write failed"
 		M=$o; LOG+=("$1: fault_around_bytes order $o")
-	elif [ "$r" -lt 50 ]; then
-		o=$(rnd "$MAX")
+	elif [ "$r" -lt 58 ]; then
 		"$CTL" set fault_around_order "$o" > /dev/null 2>&1 || die "$1" "mmtunectl set $o failed"
 		M=$o VIA=mmtune; LOG+=("$1: mmtunectl set $o")
-	elif [ "$r" -lt 60 ]; then
-		a=$(rnd "$MAX"); b=$(rnd "$MAX")
-		if [ "$(rnd 1)" = 0 ]; then
+	elif [ "$r" -lt 68 ]; then
+		a=$o; rnd "$MAX"; b=$R
+		rnd 1
+		if [ "$R" = 0 ]; then
 			env printf 'comm=mmt-orc-a order=%s\ncomm=mmt-orc-b order=%s\n' "$a" "$b" > $POL ||
 				die "$1" "policy write failed"
 		else
@@ -137,16 +143,17 @@ step() {
 				die "$1" "mmtunectl policy set failed"
 		fi
 		RULE=$(( a > b ? a : b )); LOG+=("$1: rules $a,$b")
-	elif [ "$r" -lt 68 ]; then
-		if [ "$(rnd 1)" = 0 ]; then echo clear > $POL || die "$1" "policy clear failed"
+	elif [ "$r" -lt 74 ]; then
+		rnd 1
+		if [ "$R" = 0 ]; then echo clear > $POL || die "$1" "policy clear failed"
 		else "$CTL" policy clear > /dev/null 2>&1 || die "$1" "mmtunectl policy clear failed"; fi
 		RULE=""; LOG+=("$1: clear")
-	elif [ "$r" -lt 80 ]; then
-		o=$(orders)
+	elif [ "$r" -lt 82 ]; then
+		orders
 		"$MMS" seq --orders "$o" --size 64K --warmup 0 --quiet > /dev/null 2>&1 ||
 			die "$1" "mmstress --orders $o failed"
 		LOG+=("$1: mmstress --orders $o")
-	elif [ "$r" -lt 85 ]; then
+	elif [ "$r" -lt 86 ]; then
 		mms_kill "$1" INT
 	elif [ "$r" -lt 90 ]; then
 		mms_kill "$1" TERM
@@ -157,13 +164,20 @@ step() {
 	fi
 }
 
+# time per kind of step (ms), printed at the end: where a run's time goes
+declare -A T N
 invariant 0
 for i in $(seq 1 "$STEPS"); do
+	t0=${EPOCHREALTIME/./}
 	step "$i"
 	invariant "$i"
+	t1=${EPOCHREALTIME/./}
+	k=${LOG[-1]#*: }; k=${k%% [0-9]*}; k=${k%% --*}; k=${k%%,*}
+	T[$k]=$(( ${T[$k]:-0} + (${t1:-0} - ${t0:-0}) / 1000 )); N[$k]=$(( ${N[$k]:-0} + 1 ))
 	[ $((i % 100)) = 0 ] && echo "# [${SECONDS}s] step $i: M=$M rules=${RULE:-none}"
 done
 ok "oracle: $STEPS steps, the kernel held the user's value after each (seed $SEED)"
+for k in "${!T[@]}"; do echo "# $k: ${N[$k]} steps, $(( T[$k] / N[$k] )) ms each"; done
 
 echo clear > $POL
 expect_eq "oracle: clear at the end leaves M=$M" "$(cat $KFA)" $((PSZ << M))
