@@ -22,8 +22,9 @@
  * a read gives can be written back.  "clear" (alone) drops every rule.
  * A malformed line, an unknown or repeated key, an order out of range or
  * more than POLICY_MAX_RULES rules: EINVAL; a pid that is neither a
- * running process nor an exited rule of the current set: ESRCH; a cgroup that does not exist: ENOENT.  A write changes
- * nothing unless it is wholly valid.
+ * running process nor an exited rule of the current set: ESRCH; a cgroup
+ * that does not exist: ENOENT.  A write changes nothing unless it is
+ * wholly valid.
  *
  * A read gives "# rules N/MAX", "# kernel order=K", "# default order=D
  * hits=H pages=P" (faults no rule matched), then each rule as written
@@ -639,7 +640,7 @@ static int policy_open(struct inode *inode, struct file *file)
 static ssize_t policy_write(struct file *file, const char __user *ubuf,
 			    size_t count, loff_t *ppos)
 {
-	struct policy_set *set;
+	struct policy_set *set, *cur;
 	bool clear;
 	char *buf;
 	int ret;
@@ -660,8 +661,8 @@ static ssize_t policy_write(struct file *file, const char __user *ubuf,
 	}
 	/* parsed under the lock: a pid= rule may name one of the current set */
 	mutex_lock(&policy_lock);
-	ret = parse_set(buf, set, rcu_dereference_protected(policy,
-				lockdep_is_held(&policy_lock)), &clear);
+	cur = rcu_dereference_protected(policy, lockdep_is_held(&policy_lock));
+	ret = parse_set(buf, set, cur, &clear);
 	if (!ret && !clear) {
 		set->ctr = __alloc_percpu(sizeof(struct policy_ctr) * (set->nr + 1),
 					  __alignof__(struct policy_ctr));
