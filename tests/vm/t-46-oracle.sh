@@ -59,7 +59,8 @@ kernel_now() { KN=$M; [ -n "$RULE" ] && [ "$RULE" -gt "$M" ] && KN=$RULE; }
 
 die() {
 	fail "seed $SEED step $1: $2 (replay: MMT_ORACLE_SEED=$SEED)"
-	printf '# %s\n' "${LOG[@]: -12}"
+	n=${#LOG[@]}
+	printf '# %s\n' "${LOG[@]:$((n > 12 ? n - 12 : 0))}"
 	exit 1
 }
 
