@@ -40,15 +40,55 @@ static bool fa_var_pages;	/* it counts pages, not bytes */
 
 static const char *fa_symbol = "none";
 static char fa_reason[128] = "not initialised";
-static bool fa_ready;
+
+/*
+ * Whose value the kernel holds.  fa_lock serialises every read-modify-
+ * write of the kernel's size and of the state below: the knob, the
+ * parameter, the policy's raise and its poll, load and unload.  Only the
+ * kernel's own debugfs file bypasses it; such a write is noticed by
+ * fa_sync_locked() the next time anyone looks.
+ *
+ * base is the user's order: what the knob and the parameter read and
+ * write, what processes without a policy rule see, what clearing the
+ * rules leaves in the kernel.  While the policy raises the kernel's size
+ * (raised), the kernel holds max(base, floor); otherwise base itself.
+ * written is what the kernel held when mmtune last wrote or looked: a
+ * kernel value that differs from it was set through the kernel's own file
+ * and becomes the base.  base_ours: the base was set through mmtune (knob,
+ * parameter, load), so unload puts the load-time size back; a base set
+ * through the kernel's own file is the user's and stays.
+ */
+enum fa_state {
+	FA_LOADING,	/* before init: a parameter write waits for it */
+	FA_READY,
+	FA_OFF,		/* no knob on this kernel */
+	FA_GONE,	/* unloading */
+};
+
+static enum fa_state fa_state = FA_LOADING;
 static u64 loaded_bytes;
 static unsigned int loaded_order;
 static int pending_order = -1;	/* from the module parameter at load */
+static u64 fa_written;
+unsigned int mmtune_fa_base;	/* read by the policy's fault path */
+static bool fa_base_ours;
+static bool fa_raised;
+static unsigned int fa_floor;
 static DEFINE_MUTEX(fa_lock);
+
+/*
+ * For tests/vm only (load time, 0444): 1 makes the read-back check of
+ * fault_around_order= at load fail, 2 hides the knob as on a kernel
+ * without it.  Error paths nothing else reaches on a working kernel.
+ */
+static unsigned int test_fault;
+module_param(test_fault, uint, 0444);
+MODULE_PARM_DESC(test_fault,
+		 "for the test suite: 1 fails the load-time read-back check, 2 hides the knob");
 
 bool mmtune_fa_available(void)
 {
-	return fa_ready;
+	return READ_ONCE(fa_state) == FA_READY;
 }
 
 /* A plausible fault-around size: whole pages, a power of two, <= PTE table. */
@@ -93,20 +133,7 @@ static unsigned int bytes_to_order(u64 bytes)
 	return pages ? ilog2(pages) : 0;
 }
 
-int mmtune_fa_get_order(unsigned int *order)
-{
-	u64 bytes;
-	int ret;
-
-	if (!fa_ready)
-		return -ENODEV;
-	ret = fa_read_bytes(&bytes);
-	if (!ret)
-		*order = bytes_to_order(bytes);
-	return ret;
-}
-
-/* Caller holds fa_lock. */
+/* Write @order into the kernel and read it back.  Caller holds fa_lock. */
 static int fa_set_order_locked(unsigned int order)
 {
 	u64 bytes = (u64)PAGE_SIZE << order, now;
@@ -117,6 +144,7 @@ static int fa_set_order_locked(unsigned int order)
 	ret = fa_write_bytes(bytes);
 	if (ret)
 		return ret;
+	fa_written = bytes;
 	ret = fa_read_bytes(&now);
 	if (ret)
 		return ret;
@@ -128,14 +156,154 @@ static int fa_set_order_locked(unsigned int order)
 	return 0;
 }
 
+/*
+ * Notice a write to the kernel's own file since mmtune last wrote or
+ * looked: that value is the user's, the new base.  Caller holds fa_lock.
+ */
+static int fa_sync_locked(u64 *live)
+{
+	int ret = fa_read_bytes(live);
+
+	if (ret || *live == fa_written)
+		return ret;
+	fa_written = *live;
+	WRITE_ONCE(mmtune_fa_base, bytes_to_order(*live));
+	fa_base_ours = false;
+	if (fa_raised)
+		pr_info("fault-around order set to %u through the kernel's own file: the base order under the policy\n",
+			mmtune_fa_base);
+	return 0;
+}
+
+/* What the kernel should hold now. */
+static unsigned int fa_want(void)
+{
+	return fa_raised ? max(mmtune_fa_base, fa_floor) : mmtune_fa_base;
+}
+
+/* Sync, then make the kernel hold fa_want().  Caller holds fa_lock. */
+static int fa_apply_locked(bool always)
+{
+	u64 live;
+	int ret;
+
+	ret = fa_sync_locked(&live);
+	if (ret)
+		return ret;
+	if (!always && live == (u64)PAGE_SIZE << fa_want())
+		return 0;
+	return fa_set_order_locked(fa_want());
+}
+
+/* The base order: the kernel's own unless the policy raised it. */
+int mmtune_fa_get_order(unsigned int *order)
+{
+	u64 live;
+	int ret = -ENODEV;
+
+	mutex_lock(&fa_lock);
+	if (fa_state == FA_READY)
+		ret = fa_sync_locked(&live);
+	if (!ret)
+		*order = mmtune_fa_base;
+	mutex_unlock(&fa_lock);
+	return ret;
+}
+
+/* The order the kernel holds now (raised or not). */
+int mmtune_fa_kernel_order(unsigned int *order)
+{
+	u64 live;
+	int ret = -ENODEV;
+
+	mutex_lock(&fa_lock);
+	if (fa_state == FA_READY)
+		ret = fa_sync_locked(&live);
+	if (!ret)
+		*order = bytes_to_order(live);
+	mutex_unlock(&fa_lock);
+	return ret;
+}
+
+/* A user's write (knob or parameter): the new base.  Holds fa_lock. */
+static int fa_set_base_locked(unsigned int order)
+{
+	unsigned int old_base = mmtune_fa_base;
+	bool old_ours = fa_base_ours;
+	u64 live;
+	int ret;
+
+	if (fa_state != FA_READY)
+		return fa_state == FA_GONE ? -EBUSY : -ENODEV;
+	if (order > mmtune_max_order())
+		return -EINVAL;
+	ret = fa_sync_locked(&live);
+	if (ret)
+		return ret;
+	WRITE_ONCE(mmtune_fa_base, order);
+	fa_base_ours = true;
+	ret = fa_apply_locked(true);
+	if (ret) {
+		WRITE_ONCE(mmtune_fa_base, old_base);
+		fa_base_ours = old_ours;
+	}
+	return ret;
+}
+
 int mmtune_fa_set_order(unsigned int order)
 {
 	int ret;
 
 	mutex_lock(&fa_lock);
-	ret = fa_ready ? fa_set_order_locked(order) : -ENODEV;
+	ret = fa_set_base_locked(order);
 	mutex_unlock(&fa_lock);
 	return ret;
+}
+
+/*
+ * The policy: hold the kernel's size at max(base, @floor) (raise), or at
+ * the base again (unraise).  mmtune_fa_sync() notices writes to the
+ * kernel's own file and raises again if needed.
+ */
+int mmtune_fa_raise(unsigned int floor)
+{
+	bool old_raised;
+	unsigned int old_floor;
+	int ret = -ENODEV;
+
+	mutex_lock(&fa_lock);
+	if (fa_state == FA_READY) {
+		old_raised = fa_raised;
+		old_floor = fa_floor;
+		fa_raised = true;
+		fa_floor = floor;
+		ret = fa_apply_locked(false);
+		if (ret) {
+			fa_raised = old_raised;
+			fa_floor = old_floor;
+		}
+	}
+	mutex_unlock(&fa_lock);
+	return ret;
+}
+
+void mmtune_fa_unraise(void)
+{
+	mutex_lock(&fa_lock);
+	fa_raised = false;
+	if (fa_state == FA_READY && fa_apply_locked(false))
+		pr_err("could not put the base fault-around order %u back\n",
+		       mmtune_fa_base);
+	mutex_unlock(&fa_lock);
+}
+
+void mmtune_fa_sync(void)
+{
+	mutex_lock(&fa_lock);
+	if (fa_state == FA_READY && fa_apply_locked(false))
+		pr_err("could not raise the fault-around order to %u\n",
+		       fa_want());
+	mutex_unlock(&fa_lock);
 }
 
 /*
@@ -182,11 +350,12 @@ static int order_param_set(const char *val, const struct kernel_param *kp)
 		return -EINVAL;
 	}
 	mutex_lock(&fa_lock);
-	if (fa_ready) {
-		ret = fa_set_order_locked(order);
-	} else {
-		pending_order = order;	/* loading: applied by init */
+	if (fa_state == FA_LOADING) {
+		pending_order = order;	/* applied by init */
 		ret = 0;
+	} else {
+		/* no knob or unloading: say so, never a silent no-op */
+		ret = fa_set_base_locked(order);
 	}
 	mutex_unlock(&fa_lock);
 	return ret;
@@ -347,41 +516,72 @@ static int find_variable(const char *name, bool pages)
 	return 0;
 }
 
-static int fa_init(struct dentry *dir)
+static int find_knob(void)
 {
 	int ret;
 
-	mutex_lock(&fa_lock);
+	if (test_fault & 2)
+		return -ENOENT;		/* as on a kernel without the knob */
 	ret = find_accessors();
 	if (ret)
 		ret = find_variable("fault_around_pages", true);
 	if (ret == -ENOENT)
 		ret = find_variable("fault_around_bytes", false);
+	return ret;
+}
+
+/* fault_around_order= at load; on failure the kernel's size goes back. */
+static int fa_apply_pending_locked(void)
+{
+	int ret = fa_set_base_locked(pending_order);
+
+	if (!ret && (test_fault & 1)) {
+		pr_err("test_fault=1: failing the read-back check\n");
+		ret = -EIO;
+	}
+	if (!ret) {
+		pr_info("fault-around order %u -> %d\n", loaded_order,
+			pending_order);
+		return 0;
+	}
+	pr_err("cannot set fault_around_order=%d at load (%d)\n",
+	       pending_order, ret);
+	if (fa_write_bytes(loaded_bytes))
+		pr_err("could not restore fault-around size %llu\n",
+		       loaded_bytes);
+	return ret;
+}
+
+static int fa_init(struct dentry *dir)
+{
+	int ret;
+
+	mutex_lock(&fa_lock);
+	ret = find_knob();
 	if (ret) {
 		snprintf(fa_reason, sizeof(fa_reason),
 			 "off: neither fault_around_bytes_get/set nor a verified fault_around_{pages,bytes} (%d)",
 			 ret);
 		pr_err("fault-around knob %s\n", fa_reason);
+		fa_state = FA_OFF;
 		ret = pending_order >= 0 ? -ENODEV : 0;
 		goto out;
 	}
 	ret = fa_read_bytes(&loaded_bytes);
-	if (ret)
+	if (ret) {
+		fa_state = FA_OFF;
 		goto out;
+	}
 	loaded_order = bytes_to_order(loaded_bytes);
-	fa_ready = true;
+	fa_written = loaded_bytes;
+	WRITE_ONCE(mmtune_fa_base, loaded_order);
+	fa_state = FA_READY;
 	strscpy(fa_reason, "on", sizeof(fa_reason));
 
 	if (pending_order >= 0) {
-		ret = fa_set_order_locked(pending_order);
-		if (ret) {
-			pr_err("cannot set fault_around_order=%d at load (%d)\n",
-			       pending_order, ret);
-			fa_ready = false;
-			goto out;
-		}
-		pr_info("fault-around order %u -> %d\n", loaded_order,
-			pending_order);
+		ret = fa_apply_pending_locked();
+		if (ret)
+			fa_state = FA_OFF;
 	}
 out:
 	mutex_unlock(&fa_lock);
@@ -395,19 +595,21 @@ static void fa_exit(void)
 {
 	u64 now;
 
+	/*
+	 * What mmtune set goes back to the size found at load; a size set
+	 * through the kernel's own file since is the user's and stays.
+	 */
 	mutex_lock(&fa_lock);
-	if (fa_ready && !fa_read_bytes(&now) && now != loaded_bytes) {
-		if (fa_write_bytes(loaded_bytes))
-			pr_err("could not restore fault-around size %llu\n",
-			       loaded_bytes);
-	}
-	fa_ready = false;
+	if (fa_state == FA_READY && !fa_sync_locked(&now) && fa_base_ours &&
+	    now != loaded_bytes && fa_write_bytes(loaded_bytes))
+		pr_err("could not restore fault-around size %llu\n",
+		       loaded_bytes);
+	fa_state = FA_GONE;
 	mutex_unlock(&fa_lock);
 }
 
 static void fa_info(struct seq_file *m)
 {
-	unsigned int order;
 	u64 bytes;
 
 	seq_printf(m, "fault_around: %s\n", fa_reason);
@@ -419,16 +621,19 @@ static void fa_info(struct seq_file *m)
 	 * every kernel rather than guess from the version.
 	 */
 	seq_puts(m, "order_scope: files in small folios (tmpfs without huge=); a file in large folios may be mapped a whole folio per fault\n");
-	if (!fa_ready) {
+	mutex_lock(&fa_lock);
+	if (fa_state != FA_READY) {
 		seq_puts(m, "loaded_order: unavailable\n");
-		return;
-	}
-	seq_printf(m, "loaded_order: %u\n", loaded_order);
-	if (!fa_read_bytes(&bytes)) {
-		order = bytes_to_order(bytes);
-		seq_printf(m, "order: %u\n", order);
+	} else if (!fa_sync_locked(&bytes)) {
+		seq_printf(m, "loaded_order: %u\n", loaded_order);
+		seq_printf(m, "order: %u\n", bytes_to_order(bytes));
 		seq_printf(m, "fault_around_bytes: %llu\n", bytes);
+		seq_printf(m, "base_order: %u\n", mmtune_fa_base);
+		seq_printf(m, "base_set_by: %s\n",
+			   fa_base_ours ? "mmtune (unload restores loaded_order)" :
+			   "kernel (stays at unload)");
 	}
+	mutex_unlock(&fa_lock);
 }
 
 const struct mmtune_feature mmtune_fault_around_feature = {

@@ -894,6 +894,60 @@ void mmtune_hooks_disable(void)
 }
 
 /*
+ * While rules exist the kernel's fault-around size is raised and only the
+ * policy's hook narrows it back, so "sysctl kernel.ftrace_enabled=0" would
+ * silently give every process without a rule the largest rule's window.
+ * The kernel refuses that sysctl (EBUSY) while an ops with
+ * FTRACE_OPS_FL_PERMANENT is registered, as it does for livepatch.
+ * hooks_ops cannot carry the flag: stats register it too, and an ops'
+ * flags are the kernel's to change once it is registered.  So the policy
+ * registers this second ops, with the flag from the start, on a function
+ * of ours that nothing calls: it costs nothing on the fault path.
+ */
+static noinline void mmtune_guard_target(void)
+{
+	barrier();
+}
+
+static void notrace guard_func(unsigned long ip, unsigned long pip,
+			       struct ftrace_ops *op, struct ftrace_regs *fregs)
+{
+}
+
+static struct ftrace_ops guard_ops = {
+	.func	= guard_func,
+	.flags	= FTRACE_OPS_FL_PERMANENT,
+};
+
+static bool guard_registered;
+
+/* Caller holds hooks_lock.  -EBUSY: ftrace_enabled is 0. */
+static int guard_register(void)
+{
+	int ret;
+
+	ret = ftrace_set_filter_ip(&guard_ops,
+				   (unsigned long)mmtune_guard_target, 0, 1);
+	if (!ret)
+		ret = register_ftrace_function(&guard_ops);
+	if (ret) {
+		pr_err("policy: cannot register its ftrace_enabled guard (%d)%s\n",
+		       ret, ret == -EBUSY ? ": kernel.ftrace_enabled is 0" : "");
+		return ret;
+	}
+	guard_registered = true;
+	return 0;
+}
+
+static void guard_unregister(void)
+{
+	if (!guard_registered)
+		return;
+	unregister_ftrace_function(&guard_ops);
+	guard_registered = false;
+}
+
+/*
  * The policy's hook: filemap_map_pages, placed with stats off too.
  * Refused unless the self-test proved that a handler's change of an
  * argument reaches the traced function on this kernel.
@@ -907,10 +961,14 @@ int mmtune_hooks_policy_enable(void)
 	mutex_lock(&hooks_lock);
 	if (policy_on)
 		goto out;
+	/* first: with ftrace_enabled 0 no hook would run (EBUSY) */
+	ret = guard_register();
+	if (ret)
+		goto out;
 	if (!hooks_enabled) {
 		if (!st->resolved || !fa->resolved) {
 			ret = -ENODEV;
-			goto out;
+			goto fail;
 		}
 		st->fired = false;
 		fa->fired = false;
@@ -940,6 +998,7 @@ int mmtune_hooks_policy_enable(void)
 	goto out;
 
 fail:
+	guard_unregister();
 	if (!hooks_enabled)
 		remove_all();
 	if (!ret)
@@ -955,6 +1014,7 @@ void mmtune_hooks_policy_disable(void)
 	mutex_lock(&hooks_lock);
 	if (policy_on) {
 		WRITE_ONCE(policy_on, false);
+		guard_unregister();
 		if (!hooks_enabled)
 			remove_all();
 	}
@@ -965,8 +1025,9 @@ void mmtune_hooks_exit(void)
 {
 	mmtune_hooks_policy_disable();
 	mmtune_hooks_disable();
-	/* the ops is unregistered: its filter can go */
+	/* the ops are unregistered: their filters can go */
 	ftrace_free_filter(&hooks_ops);
+	ftrace_free_filter(&guard_ops);
 }
 
 bool mmtune_hooks_enabled(void)
@@ -1075,5 +1136,8 @@ void mmtune_hooks_info(struct seq_file *m)
 			   st_args_written ? "read+write verified" :
 			   "read verified, write unsupported");
 	seq_printf(m, "fault_around_callers: %u\n", nr_fa_callers);
+	seq_printf(m, "ftrace_enabled_guard: %s\n", guard_registered ?
+		   "on (rules exist: kernel.ftrace_enabled=0 is refused)" :
+		   "off");
 	mutex_unlock(&hooks_lock);
 }

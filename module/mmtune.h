@@ -54,10 +54,19 @@ enum mmtune_pv_impl {
 
 unsigned int mmtune_pfn_valid_impls(void);
 
-/* fault_around.c: the kernel's fault-around size as an order. */
+/*
+ * fault_around.c: the kernel's fault-around size as an order.  The base
+ * order is the user's (knob, parameter, or the kernel's own file); the
+ * policy may raise the kernel's size above it (see fault_around.c).
+ */
 extern const struct mmtune_feature mmtune_fault_around_feature;
-int mmtune_fa_get_order(unsigned int *order);
-int mmtune_fa_set_order(unsigned int order);
+extern unsigned int mmtune_fa_base;	/* READ_ONCE() on the fault path */
+int mmtune_fa_get_order(unsigned int *order);	/* the base */
+int mmtune_fa_set_order(unsigned int order);	/* a user's write */
+int mmtune_fa_kernel_order(unsigned int *order);
+int mmtune_fa_raise(unsigned int floor);
+void mmtune_fa_unraise(void);
+void mmtune_fa_sync(void);
 int mmtune_parse_order(const char *buf, unsigned int *order);
 bool mmtune_fa_available(void);
 

@@ -8,8 +8,11 @@
  *   comm=NAME order=N       the task's comm (1..15 bytes, no blanks or '#')
  *   pid=TGID order=N        the process (all its threads); the number is
  *                           resolved in the writer's pid namespace at write
- *                           time and the rule keeps that process, so a
- *                           reused number never matches another one
+ *                           time and the rule keeps that process (its
+ *                           struct pid), so a reused number never matches
+ *                           another one.  A number that an exited rule of
+ *                           the current set shows keeps that exited rule:
+ *                           what a read gave can always be written back
  *   cgroup=PATH order=N     a cgroup v2 path as in /proc/PID/cgroup (from the
  *                           writer's cgroup namespace root): the tasks of
  *                           that cgroup and of every cgroup below it
@@ -18,9 +21,10 @@
  * fault_around_order.  Blank lines and text after '#' are ignored, so what
  * a read gives can be written back.  "clear" (alone) drops every rule.
  * A malformed line, an unknown or repeated key, an order out of range or
- * more than POLICY_MAX_RULES rules: EINVAL; a pid that is not a running
- * process: ESRCH; a cgroup that does not exist: ENOENT.  A write changes
- * nothing unless it is wholly valid.
+ * more than POLICY_MAX_RULES rules: EINVAL; a pid that is neither a
+ * running process nor an exited rule of the current set: ESRCH; a cgroup
+ * that does not exist: ENOENT.  A write changes nothing unless it is
+ * wholly valid.
  *
  * A read gives "# rules N/MAX", "# kernel order=K", "# default order=D
  * hits=H pages=P" (faults no rule matched), then each rule as written
@@ -51,14 +55,16 @@
  * there, else the kernel's ->fault path maps it; either way one fault per
  * page, as with fault-around off.
  *
- * The global order while rules exist.  If anyone sets the kernel's size
- * (fault_around_order, the module parameter or the kernel's own
- * fault_around_bytes), the policy notices within POLICY_POLL (and at every
- * read or write of the policy file), takes that value as the new default
- * and raises the kernel's size again if a rule needs more.  Until then,
+ * The global order while rules exist.  The default order D is
+ * fault_around.c's base order: fault_around_order and the module
+ * parameter read and write it while the kernel's size stays raised, and a
+ * write to the kernel's own fault_around_bytes becomes it as soon as it is
+ * seen (every POLICY_POLL, every read or write of the policy file);
+ * fault_around.c's lock serialises all of it.  Until a raise catches up,
  * windows are narrowed to the lower of the target and what the kernel
- * gives.  Setting exactly the raised order is not noticed.  Clearing the
- * rules or unloading puts the default order back into the kernel.
+ * gives.  Clearing the rules or unloading puts D back into the kernel.
+ * While rules exist the hooks hold an FTRACE_OPS_FL_PERMANENT ops, so
+ * ftrace_enabled=0 (which would stop the narrowing) is refused.
  *
  * Lookup.  The rules are an array behind an RCU pointer; the hook runs with
  * preemption off (ftrace's recursion guard), an RCU-sched read-side
@@ -132,8 +138,6 @@ struct policy_set {
 
 static struct policy_set __rcu *policy;
 static DEFINE_MUTEX(policy_lock);
-static unsigned int user_order;		/* order of faults no rule matches */
-static unsigned int kernel_order;	/* what we set the kernel's size to */
 static bool policy_ready, policy_exiting;
 static char policy_reason[96] = "off: not initialised";
 
@@ -211,7 +215,7 @@ void notrace mmtune_policy_fault_around(struct ftrace_regs *fregs)
 	if (!set || !vmf)
 		return;
 	idx = match(set);
-	order = idx < set->nr ? set->rule[idx].order : READ_ONCE(user_order);
+	order = idx < set->nr ? set->rule[idx].order : READ_ONCE(mmtune_fa_base);
 	this_cpu_inc(set->ctr[idx].hits);
 	WRITE_ONCE(slot_of_current()->v, (unsigned long)current | idx);
 
@@ -319,8 +323,38 @@ static int parse_comm(const char *val, struct policy_rule *r,
 	return 0;
 }
 
+static bool pid_exited(struct pid *pid)
+{
+	bool exited;
+
+	rcu_read_lock();
+	exited = !pid_task(pid, PIDTYPE_TGID);
+	rcu_read_unlock();
+	return exited;
+}
+
+/*
+ * An exited pid= rule of the current set @cur that shows as @nr to the
+ * writer, or NULL.  Writing back what a read gave keeps such a rule bound
+ * to its exited process (it matches nothing): never to a process that got
+ * the number since, never ESRCH.
+ */
+static struct pid *exited_rule_pid(const struct policy_set *cur, int nr)
+{
+	unsigned int i;
+
+	for (i = 0; cur && i < cur->nr; i++) {
+		const struct policy_rule *r = &cur->rule[i];
+
+		if (r->kind == RULE_PID && pid_vnr(r->pid) == nr &&
+		    pid_exited(r->pid))
+			return r->pid;
+	}
+	return NULL;
+}
+
 static int parse_pid(const char *val, struct policy_rule *r,
-		     unsigned int line)
+		     unsigned int line, const struct policy_set *cur)
 {
 	struct task_struct *leader;
 	struct pid *pid;
@@ -329,6 +363,12 @@ static int parse_pid(const char *val, struct policy_rule *r,
 	if (!*val || strspn(val, "0123456789") != strlen(val) ||
 	    kstrtoint(val, 10, &nr) || nr <= 0)
 		return reject(line, "pid '%s': want a process id", val);
+	pid = exited_rule_pid(cur, nr);
+	if (pid) {
+		r->pid = get_pid(pid);
+		r->kind = RULE_PID;
+		return 0;
+	}
 	pid = find_get_pid(nr);
 	if (!pid) {
 		pr_info("policy: line %u: no process %d\n", line, nr);
@@ -371,7 +411,8 @@ static int parse_cgroup(const char *val, struct policy_rule *r,
 }
 
 /* One rule: "KEY=VALUE order=N" in any order, blanks between. */
-static int parse_rule(char *text, struct policy_rule *r, unsigned int line)
+static int parse_rule(char *text, struct policy_rule *r, unsigned int line,
+		      const struct policy_set *cur)
 {
 	bool have_order = false;
 	char *tok, *val;
@@ -401,7 +442,7 @@ static int parse_rule(char *text, struct policy_rule *r, unsigned int line)
 		if (!strcmp(tok, "comm"))
 			ret = parse_comm(val, r, line);
 		else if (!strcmp(tok, "pid"))
-			ret = parse_pid(val, r, line);
+			ret = parse_pid(val, r, line, cur);
 		else
 			ret = parse_cgroup(val, r, line);
 		if (ret)
@@ -415,10 +456,12 @@ static int parse_rule(char *text, struct policy_rule *r, unsigned int line)
 }
 
 /*
- * Parse a whole write into @set (room for POLICY_MAX_RULES).  *clear is
- * set for "clear".  On error the caller frees the set.
+ * Parse a whole write into @set (room for POLICY_MAX_RULES) against the
+ * current set @cur (for exited pid= rules).  *clear is set for "clear".
+ * On error the caller frees the set.
  */
-static int parse_set(char *buf, struct policy_set *set, bool *clear)
+static int parse_set(char *buf, struct policy_set *set,
+		     const struct policy_set *cur, bool *clear)
 {
 	unsigned int line = 0;
 	char *text, *hash;
@@ -439,7 +482,7 @@ static int parse_set(char *buf, struct policy_set *set, bool *clear)
 		}
 		if (set->nr == POLICY_MAX_RULES)
 			return reject(line, "more than %d rules", POLICY_MAX_RULES);
-		ret = parse_rule(text, &set->rule[set->nr++], line);
+		ret = parse_rule(text, &set->rule[set->nr++], line, cur);
 		if (ret)
 			return ret;
 		set->max_order = max(set->max_order, set->rule[set->nr - 1].order);
@@ -454,40 +497,23 @@ static int parse_set(char *buf, struct policy_set *set, bool *clear)
 /* ---- installing ---- */
 
 /*
- * Someone set the kernel's size since we did: that is the new default,
- * and the kernel's size goes up again if a rule needs more.
+ * The kernel's size and the base order (what faults without a rule get)
+ * are fault_around.c's, under its lock: a write to the knob or the
+ * parameter while rules exist sets the base and the kernel stays raised;
+ * a write to the kernel's own file is noticed by mmtune_fa_sync() (at
+ * every poll, read and write of the policy file).
  */
-static void resync_locked(void)
-{
-	struct policy_set *set;
-	unsigned int live, want;
 
-	set = rcu_dereference_protected(policy, lockdep_is_held(&policy_lock));
-	if (!set || mmtune_fa_get_order(&live) || live == kernel_order)
-		return;
-	WRITE_ONCE(user_order, live);
-	kernel_order = live;
-	want = max(live, set->max_order);
-	if (want != live && !mmtune_fa_set_order(want))
-		kernel_order = want;
-	pr_info("policy: fault-around order set to %u from outside: default order now %u, kernel %u\n",
-		live, live, kernel_order);
-}
-
-/* Drop every rule; put the default order back.  Holds policy_lock. */
+/* Drop every rule; put the base order back.  Holds policy_lock. */
 static void stop_locked(void)
 {
 	struct policy_set *old;
-	unsigned int live;
 
 	old = rcu_dereference_protected(policy, lockdep_is_held(&policy_lock));
 	if (!old)
 		return;
-	/* first, while unmatched faults are still narrowed to it */
-	if (!mmtune_fa_get_order(&live) && live != user_order &&
-	    mmtune_fa_set_order(user_order))
-		pr_err("policy: could not restore fault-around order %u\n",
-		       user_order);
+	/* first, while unmatched faults are still narrowed to the base */
+	mmtune_fa_unraise();
 	RCU_INIT_POINTER(policy, NULL);
 	synchronize_rcu();
 	free_set(old);
@@ -498,7 +524,6 @@ static void stop_locked(void)
 static int install_locked(struct policy_set *set)
 {
 	struct policy_set *old;
-	unsigned int live, want;
 	int ret;
 
 	old = rcu_dereference_protected(policy, lockdep_is_held(&policy_lock));
@@ -506,31 +531,18 @@ static int install_locked(struct policy_set *set)
 		ret = mmtune_hooks_policy_enable();
 		if (ret)
 			return ret;
-		ret = mmtune_fa_get_order(&live);
-		if (ret) {
-			mmtune_hooks_policy_disable();
-			return ret;
-		}
-		WRITE_ONCE(user_order, live);
-		kernel_order = live;
 		memset(slots, 0, sizeof(slots));
-	} else {
-		resync_locked();
 	}
 
 	/* narrowing first, then the kernel's size: never a wider window */
 	rcu_assign_pointer(policy, set);
-	want = max(user_order, set->max_order);
-	if (want != kernel_order) {
-		ret = mmtune_fa_set_order(want);
-		if (ret) {
-			rcu_assign_pointer(policy, old);
-			synchronize_rcu();
-			if (!old)
-				mmtune_hooks_policy_disable();
-			return ret;
-		}
-		kernel_order = want;
+	ret = mmtune_fa_raise(set->max_order);
+	if (ret) {
+		rcu_assign_pointer(policy, old);
+		synchronize_rcu();
+		if (!old)
+			mmtune_hooks_policy_disable();
+		return ret;
 	}
 	if (old) {
 		synchronize_rcu();
@@ -545,7 +557,8 @@ static int install_locked(struct policy_set *set)
 static void policy_poll(struct work_struct *work)
 {
 	mutex_lock(&policy_lock);
-	resync_locked();
+	if (rcu_access_pointer(policy))
+		mmtune_fa_sync();
 	if (rcu_access_pointer(policy) && !policy_exiting)
 		queue_delayed_work(system_power_efficient_wq, &poll_work,
 				   POLICY_POLL);
@@ -563,9 +576,7 @@ static void show_rule(struct seq_file *m, const struct policy_rule *r)
 		seq_printf(m, "comm=%.*s", TASK_COMM_LEN, (const char *)r->comm);
 		break;
 	case RULE_PID:
-		rcu_read_lock();
-		exited = !pid_task(r->pid, PIDTYPE_TGID);
-		rcu_read_unlock();
+		exited = pid_exited(r->pid);
 		seq_printf(m, "pid=%d", pid_vnr(r->pid));
 		break;
 	case RULE_CGROUP:
@@ -594,22 +605,24 @@ static void show_ctr(struct seq_file *m, const struct policy_set *set,
 static int policy_show(struct seq_file *m, void *v)
 {
 	struct policy_set *set;
-	unsigned int i, live;
+	unsigned int i, live, base;
 
 	mutex_lock(&policy_lock);
-	resync_locked();
 	set = rcu_dereference_protected(policy, lockdep_is_held(&policy_lock));
+	if (set)
+		mmtune_fa_sync();
 	seq_printf(m, "# rules %u/%u\n", set ? set->nr : 0, POLICY_MAX_RULES);
-	if (!set) {
-		if (!mmtune_fa_get_order(&live)) {
-			seq_printf(m, "# kernel order=%u\n", live);
-			seq_printf(m, "# default order=%u\n", live);
-		}
+	if (mmtune_fa_kernel_order(&live) || mmtune_fa_get_order(&base)) {
 		mutex_unlock(&policy_lock);
 		return 0;
 	}
-	seq_printf(m, "# kernel order=%u\n", kernel_order);
-	seq_printf(m, "# default order=%u", user_order);
+	seq_printf(m, "# kernel order=%u\n", live);
+	seq_printf(m, "# default order=%u", base);
+	if (!set) {
+		seq_putc(m, '\n');
+		mutex_unlock(&policy_lock);
+		return 0;
+	}
 	show_ctr(m, set, set->nr);
 	for (i = 0; i < set->nr; i++) {
 		show_rule(m, &set->rule[i]);
@@ -627,7 +640,7 @@ static int policy_open(struct inode *inode, struct file *file)
 static ssize_t policy_write(struct file *file, const char __user *ubuf,
 			    size_t count, loff_t *ppos)
 {
-	struct policy_set *set;
+	struct policy_set *set, *cur;
 	bool clear;
 	char *buf;
 	int ret;
@@ -646,32 +659,27 @@ static ssize_t policy_write(struct file *file, const char __user *ubuf,
 		kfree(buf);
 		return -ENOMEM;
 	}
-	ret = parse_set(buf, set, &clear);
-	kfree(buf);
-	if (ret)
-		goto out_free;
-	if (!clear) {
+	/* parsed under the lock: a pid= rule may name one of the current set */
+	mutex_lock(&policy_lock);
+	cur = rcu_dereference_protected(policy, lockdep_is_held(&policy_lock));
+	ret = parse_set(buf, set, cur, &clear);
+	if (!ret && !clear) {
 		set->ctr = __alloc_percpu(sizeof(struct policy_ctr) * (set->nr + 1),
 					  __alignof__(struct policy_ctr));
-		if (!set->ctr) {
+		if (!set->ctr)
 			ret = -ENOMEM;
-			goto out_free;
-		}
 	}
-
-	mutex_lock(&policy_lock);
-	if (policy_exiting) {
+	if (!ret && policy_exiting)
 		ret = -ENODEV;
-	} else if (clear) {
-		resync_locked();
+	if (!ret && clear) {
 		stop_locked();
-	} else {
+	} else if (!ret) {
 		ret = install_locked(set);
 		if (!ret)
 			set = NULL;	/* the policy's now */
 	}
 	mutex_unlock(&policy_lock);
-out_free:
+	kfree(buf);
 	free_set(set);
 	if (ret)
 		return ret;
@@ -720,7 +728,6 @@ static void policy_exit(void)
 	cancel_delayed_work_sync(&poll_work);
 
 	mutex_lock(&policy_lock);
-	resync_locked();
 	stop_locked();
 	mutex_unlock(&policy_lock);
 }
@@ -728,6 +735,7 @@ static void policy_exit(void)
 static void policy_info(struct seq_file *m)
 {
 	struct policy_set *set;
+	unsigned int base, live;
 
 	seq_printf(m, "policy: %s\n", policy_reason);
 	if (!policy_ready)
@@ -736,9 +744,10 @@ static void policy_info(struct seq_file *m)
 	set = rcu_dereference_protected(policy, lockdep_is_held(&policy_lock));
 	seq_printf(m, "policy_rules: %u\n", set ? set->nr : 0);
 	seq_printf(m, "policy_max_rules: %u\n", POLICY_MAX_RULES);
-	if (set) {
-		seq_printf(m, "policy_default_order: %u\n", user_order);
-		seq_printf(m, "policy_kernel_order: %u\n", kernel_order);
+	if (set && !mmtune_fa_get_order(&base) &&
+	    !mmtune_fa_kernel_order(&live)) {
+		seq_printf(m, "policy_default_order: %u\n", base);
+		seq_printf(m, "policy_kernel_order: %u\n", live);
 	}
 	mutex_unlock(&policy_lock);
 }

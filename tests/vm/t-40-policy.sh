@@ -111,7 +111,9 @@ expect_eq "pages not counted with stats off" "$(ctr comm=fpolicy0 pages)" "-"
 # --- 2. a rule above the default raises the kernel's size, unmatched unchanged
 sect "2. order max: kernel raised, unmatched still at the default"
 check "write comm=fpolicy0 order=$MAX" pwrite "comm=fpolicy0 order=$MAX"
-expect_eq "kernel order raised to $MAX" "$(order)" "$MAX"
+expect_eq "kernel order raised to $MAX" "$(cat $KFA)" $((PSZ << MAX))
+expect_eq "kernel order shown" "$(hdr kernel)" "$MAX"
+expect_eq "fault_around_order reads the base under rules" "$(order)" "$DEF"
 expect_eq "default order shown" "$(hdr default)" "$DEF"
 expect_eq "info: policy_default_order" "$(info policy_default_order)" "$DEF"
 "$FPM" "$F" > "$WORK/m" & a=$!
@@ -228,7 +230,8 @@ sect "7. global order under rules, clear and unload restore"
 check "rule at max" pwrite "comm=fpolicy0 order=$MAX"
 echo 2 > $MMT/fault_around_order
 expect_eq "setting the order under rules: new default" "$(hdr default)" 2
-expect_eq "and the kernel is raised again" "$(order)" "$MAX"
+expect_eq "and the kernel stays raised" "$(cat $KFA)" $((PSZ << MAX))
+expect_eq "fault_around_order reads the new base" "$(order)" 2
 "$FP" "$F" > "$WORK/u"
 within "unmatched at the new default 2" "$(minflt "$WORK/u")" $((PAGES >> 2)) 2
 echo $((PSZ << 3)) > $KFA	# through the kernel's own knob
