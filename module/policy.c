@@ -100,7 +100,7 @@
 #include "policy.h"
 
 #define POLICY_MAX_RULES	32
-#define POLICY_WRITE_MAX	8192
+#define POLICY_WRITE_MAX	16384	/* 32 rules with 255-byte cgroup paths */
 #define POLICY_PATH_MAX		256
 #define POLICY_POLL		HZ	/* how often the kernel's size is checked */
 
