@@ -6,7 +6,7 @@ PREFIX  ?= /usr/local
 DESTDIR ?=
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(CURDIR)/dkms.conf)
 
-.PHONY: all module tools install check check-matrix bench demo style clean help
+.PHONY: all module tools install check check-matrix check-debug bench demo style clean help
 
 all: module tools
 
@@ -26,6 +26,9 @@ check:
 check-matrix:
 	tests/check-matrix.sh $(CELLS)
 
+check-debug:
+	tests/check-debug.sh
+
 style:
 	tests/style.sh "$(KDIR)"
 
@@ -43,5 +46,5 @@ clean:
 	$(MAKE) -C userspace clean
 
 help:
-	@echo "targets: all module tools install check check-matrix bench demo style clean"
+	@echo "targets: all module tools install check check-matrix check-debug bench demo style clean"
 	@echo "vars:    KDIR=$(KDIR) PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)"
