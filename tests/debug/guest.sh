@@ -117,7 +117,7 @@ storm() {
 			bad_load=$((bad_load + 1)); echo "# cycle $i: insmod: $(cat "$WORK/err")"
 			continue
 		fi
-		printf 'comm=mmstress order=1\npid=%s order=2\ncgroup=/mmt-debug order=3\n' "$pid" \
+		env printf 'comm=mmstress order=1\npid=%s order=2\ncgroup=/mmt-debug order=3\n' "$pid" \
 			> $MMT/policy 2>"$WORK/err" || { bad_pol=$((bad_pol + 1)); echo "# cycle $i: policy: $(cat "$WORK/err")"; }
 		echo 1 > $MMT/stats_enable 2>"$WORK/err" || { bad_st=$((bad_st + 1)); echo "# cycle $i: stats_enable: $(cat "$WORK/err")"; }
 		if ! echo section > $MMT/pfn_valid/mode 2>"$WORK/err"; then
@@ -200,7 +200,7 @@ info_crosscheck() {
 		print (bad == "" ? "ok - " : "not ok - ") tag ": no pfn disagreed (" $0 ")" bad }' $MMT/info
 }
 hotplug() {
-	local blocks=() b m modes i off=0 on=0 fails=0 n t0
+	local blocks=() b m modes i off=0 on=0 fails=0 offfail=0 t0
 	echo "# === memory offline/online: $HOTPLUG rounds per mode"
 	load_module || { fail "hotplug: insmod"; return; }
 	t0=$(date +%s)
@@ -221,11 +221,14 @@ hotplug() {
 		fails=0
 		for i in $(seq 1 "$HOTPLUG"); do
 			for b in "${blocks[@]}"; do
-				if echo 0 > "$b/online" 2>/dev/null; then
+				if echo 0 > "$b/online" 2>"$WORK/err"; then
 					off=$((off + 1))
 					[ "$i" = 1 ] && crosscheck "mode $m, ${b##*/} offline: bench cross-check"
 					echo 1 > "$b/online" 2>"$WORK/err" || { fails=$((fails + 1)); echo "# online ${b##*/}: $(cat "$WORK/err")"; }
 					on=$((on + 1))
+				else
+					offfail=$((offfail + 1))
+					[ "$offfail" -le 3 ] && echo "# offline ${b##*/} ($(cat "$b/valid_zones")): $(cat "$WORK/err")"
 				fi
 			done
 		done
@@ -246,7 +249,7 @@ hotplug() {
 		fi
 	done
 	stop_bg
-	[ "$off" -gt 0 ] && ok "hotplug: $off offlines, $on onlines" || fail "hotplug: no block went offline"
+	[ "$off" -gt 0 ] && ok "hotplug: $off offlines, $on onlines ($offfail offline attempts refused)" || fail "hotplug: no block went offline ($offfail refused)"
 	echo off > $MMT/pfn_valid/mode
 	unload_module
 	echo "# hotplug: $(( $(date +%s) - t0 ))s"

@@ -5,10 +5,12 @@
 #
 # Source: Debian's linux-source-6.1 tarball (/usr/src/linux-source-6.1.tar.xz,
 # tests/deps/debug.txt), extracted once to $CACHE/debug/src-<version>.
-# Config: virtme-ng's minimal config (virtme-configkernel --defconfig, what
-# `vng --kconfig` runs), then tests/debug/debug.config merged over it with
-# scripts/kconfig/merge_config.sh and `make olddefconfig`.
-# Output: $CACHE/debug/<version>-<hash of debug.config>/ with
+# Config: virtme-ng's smallest config (virtme-configkernel --allnoconfig; `vng
+# --kconfig` runs its --defconfig, twice the size), then tests/debug/base.config
+# (what the guest needs) and tests/debug/debug.config (the checkers, what the
+# module needs) merged over it with scripts/kconfig/merge_config.sh and
+# `make olddefconfig`.
+# Output: $CACHE/debug/<version>-<hash of both fragments>/ with
 #   build/            the O= build tree: `make module KDIR=.../build`
 #   bzImage           the kernel, everything the guest needs built in (=y)
 #   release           its `uname -r`
@@ -20,7 +22,7 @@ set -euo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 CACHE=${MMTUNE_CACHE:-/var/cache/mmtune}
 TARBALL=/usr/src/linux-source-6.1.tar.xz
-FRAG=$TOP/tests/debug/debug.config
+FRAGS=("$TOP/tests/debug/base.config" "$TOP/tests/debug/debug.config")
 VNG_DIR=$CACHE/virtme-ng/current
 JOBS=${MMT_DEBUG_JOBS:-2}
 
@@ -31,7 +33,7 @@ die() { echo "debug-kernel: error: $*" >&2; exit 1; }
 ver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null) ||
 	die "linux-source-6.1 is not installed"
 ver=${ver%%-*}
-hash=$(sha256sum "$FRAG" | cut -c1-12)
+hash=$(cat "${FRAGS[@]}" | sha256sum | cut -c1-12)
 DIR=$CACHE/debug/$ver-$hash
 SRC=$CACHE/debug/src-$ver/linux-source-6.1
 
@@ -54,11 +56,11 @@ fi
 rm -rf "$DIR"; mkdir -p "$DIR/build"
 B=$DIR/build
 t0=$(date +%s)
-log "config: virtme-configkernel --defconfig, then $FRAG"
+log "config: virtme-configkernel --allnoconfig, then ${FRAGS[*]##*/}"
 (cd "$SRC" && PYTHONPATH=$VNG_DIR/usr/lib/python3/dist-packages \
-	/usr/bin/python3 "$VNG_DIR/usr/bin/virtme-configkernel" --defconfig \
+	/usr/bin/python3 "$VNG_DIR/usr/bin/virtme-configkernel" --allnoconfig \
 	"O=$B") >"$DIR/config.log" 2>&1 || die "virtme-configkernel failed: $DIR/config.log"
-(cd "$SRC" && scripts/kconfig/merge_config.sh -m -O "$B" "$B/.config" "$FRAG") \
+(cd "$SRC" && scripts/kconfig/merge_config.sh -m -O "$B" "$B/.config" "${FRAGS[@]}") \
 	>>"$DIR/config.log" 2>&1 || die "merge_config failed: $DIR/config.log"
 make -s -C "$SRC" O="$B" olddefconfig >>"$DIR/config.log" 2>&1
 
@@ -71,7 +73,7 @@ while IFS= read -r l; do
 		n=${l#\# }; n=${n%% *}
 		grep -q "^$n=" "$B/.config" && { log "still set: $n"; miss=1; } ;;
 	esac
-done < "$FRAG"
+done < <(cat "${FRAGS[@]}")
 [ $miss = 0 ] || die "the fragment did not apply (see above)"
 
 log "building in $B (make -j$JOBS, niced)"

@@ -8,7 +8,7 @@
  *
  * Half of the writes come from one process, one at a time: random bytes,
  * mutations of the valid inputs, and the valid inputs themselves, at offset
- * 0 or an odd offset, 0..16 KiB long. Every refused write must fail with an
+ * 0 or an odd offset (where the file can seek), 0..16 KiB long. Every refused write must fail with an
  * allowed errno and leave the file's state (its text, lines cut at --strip)
  * as it was; every valid input must succeed and read back (--valid
  * IN=EXPECT: EXPECT is a substring of the state afterwards). A random input
@@ -102,7 +102,10 @@ static int errno_allowed(int e)
 	return 0;
 }
 
-/* One write at @off; returns 0 when accepted, else the errno. */
+/*
+ * One write at @off on a fresh descriptor; returns 0 when accepted, else the
+ * errno. lseek, not pwrite: seq_file-backed files refuse pwrite (ESPIPE).
+ */
 static int do_write(const char *buf, size_t len, off_t off)
 {
 	int fd = open(path, O_WRONLY);
@@ -111,7 +114,9 @@ static int do_write(const char *buf, size_t len, off_t off)
 
 	if (fd < 0)
 		return errno;
-	n = pwrite(fd, buf, len, off);
+	if (off)
+		lseek(fd, off, SEEK_SET);	/* nonseekable: stays at 0 */
+	n = write(fd, buf, len);
 	e = n < 0 ? errno : 0;
 	close(fd);
 	return e;
@@ -162,11 +167,16 @@ static off_t gen_off(void)
 static void violation(struct counts *c, const char *what, const char *buf,
 		      size_t len, off_t off, int e)
 {
+	char shown[41];
+	size_t i;
+
+	for (i = 0; i < len && i < 40; i++)
+		shown[i] = buf[i] > ' ' && buf[i] < 0x7f ? buf[i] : '.';
+	shown[i] = '\0';
 	c->bad++;
 	if (c->bad <= 10)
-		printf("knobfuzz: %s: %s (len %zu off %lld, errno %d %s, input '%.*s')\n",
-		       path, what, len, (long long)off, e, strerror(e),
-		       (int)(len < 40 ? len : 40), buf);
+		printf("knobfuzz: %s: %s (len %zu off %lld, errno %d %s, input '%s')\n",
+		       path, what, len, (long long)off, e, strerror(e), shown);
 }
 
 /* The single-threaded half: every write checked on its own. */
