@@ -17,6 +17,7 @@
 #     cross-check over every pfn;
 #  5. a kmemleak scan after the last unload; lockdep still on; the whole log
 #     free of KASAN, lockdep, RCU, kmemleak, WARNING/BUG/Oops reports.
+# MMT_DEBUG_PARTS="storm fuzz hotplug reports" (the default) picks parts 2-5.
 # Prints ok/not ok lines (the host counts them) and "mmtune-debug-done".
 
 MMT_TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -84,8 +85,9 @@ knob_writer() {
 	w "$m/pfn_valid/bench" "1000 rand"
 	cat "$m/info" "$m/stats" "$m/latency" "$m/policy" "$m/pfn_valid/bench" \
 		"$m/pfn_valid/mode" /sys/module/mmtune/parameters/fault_around_order
+	sleep 0.2
 }
-kpf_scan() { dd if=/proc/kpageflags of=/dev/null bs=64k 2>/dev/null; }
+kpf_scan() { dd if=/proc/kpageflags of=/dev/null bs=64k 2>/dev/null; sleep 0.5; }
 
 setup_cgroup() {
 	grep -q " $CGR cgroup2 " /proc/mounts || mount -t cgroup2 none $CGR 2>/dev/null
@@ -112,18 +114,25 @@ storm() {
 	bg kpf_scan
 	bg knob_writer
 	bg knob_writer
+	# the first cycles are timed step by step (where a slow storm spends it)
+	ts() { [ "$i" -le 3 ] && echo "# cycle $i: $1 $(( $(date +%s%N) / 1000000 - tc ))ms"; }
 	for i in $(seq 1 "$CYCLES"); do
+		tc=$(( $(date +%s%N) / 1000000 ))
 		if ! insmod "$KO" 2>"$WORK/err"; then
 			bad_load=$((bad_load + 1)); echo "# cycle $i: insmod: $(cat "$WORK/err")"
 			continue
 		fi
 		env printf 'comm=mmstress order=1\npid=%s order=2\ncgroup=/mmt-debug order=3\n' "$pid" \
 			> $MMT/policy 2>"$WORK/err" || { bad_pol=$((bad_pol + 1)); echo "# cycle $i: policy: $(cat "$WORK/err")"; }
+		ts "insmod+policy"
 		echo 1 > $MMT/stats_enable 2>"$WORK/err" || { bad_st=$((bad_st + 1)); echo "# cycle $i: stats_enable: $(cat "$WORK/err")"; }
+		ts "stats_enable"
 		if ! echo section > $MMT/pfn_valid/mode 2>"$WORK/err"; then
 			bad_mode=$((bad_mode + 1)); modefail=$(cat "$WORK/err")
 		fi
+		ts "mode section"
 		rmmod_retry 2>"$WORK/err" || { bad_unload=$((bad_unload + 1)); echo "# cycle $i: rmmod: $(cat "$WORK/err")"; }
+		ts "rmmod"
 		fa=$(cat $FAB)
 		[ "$fa" = "$fa0" ] || { bad_fa=$((bad_fa + 1)); echo "# cycle $i: fault_around_bytes $fa, was $fa0"; }
 		[ $((i % 50)) = 0 ] && echo "# storm: $i cycles, $(( $(date +%s) - t0 ))s"
@@ -283,10 +292,9 @@ reports() {
 	done
 }
 
-storm
-fuzz
-hotplug
-reports
+for part in ${MMT_DEBUG_PARTS:-storm fuzz hotplug reports}; do
+	"$part"
+done
 echo "# debug guest: $(( $(date +%s) - t_all ))s"
 dmesg_verdict "$mark"
 echo mmtune-debug-done
