@@ -213,13 +213,19 @@ hotplug() {
 	echo "# === memory offline/online: $HOTPLUG rounds per mode"
 	load_module || { fail "hotplug: insmod"; return; }
 	t0=$(date +%s)
-	# Blocks that can go offline now (ZONE_MOVABLE ones: movablecore=).
-	for b in /sys/devices/system/memory/memory*; do
+	# Two blocks that can go offline (ZONE_MOVABLE ones, from movablecore=;
+	# some still hold boot-time allocations or a hole and refuse).
+	for b in $(ls -d /sys/devices/system/memory/memory* | sort -rV); do
+		[ ${#blocks[@]} -lt 2 ] || break
 		[ "$(cat "$b/online" 2>/dev/null)" = 1 ] || continue
-		grep -qw Movable "$b/valid_zones" 2>/dev/null && blocks+=("$b")
+		grep -qw Movable "$b/valid_zones" 2>/dev/null || continue
+		if echo 0 > "$b/online" 2>"$WORK/err"; then
+			echo 1 > "$b/online" && blocks+=("$b")
+		else
+			echo "# ${b##*/} stays online: $(sed 's/.*: //' "$WORK/err")"
+		fi
 	done
-	[ ${#blocks[@]} -gt 0 ] || { fail "hotplug: no movable memory block (movablecore= missing?)"; unload_module; return; }
-	[ ${#blocks[@]} -gt 2 ] && blocks=("${blocks[@]: -2}")
+	[ ${#blocks[@]} -gt 0 ] || { fail "hotplug: no memory block goes offline (movablecore= missing?)"; unload_module; return; }
 	echo "# hotplug: blocks ${blocks[*]##*/}"
 	modes="off $(awk '$1 == "pfn_valid_impls:" {$1 = ""; print}' $MMT/info)"
 	bg kpf_scan
