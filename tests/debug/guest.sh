@@ -65,12 +65,15 @@ rmmod_retry() {
 # bg CMD...: run CMD in a loop in the background until $WORK/stop exists
 BG=()
 bg() { ( while [ ! -e "$WORK/stop" ]; do "$@" >/dev/null 2>&1; done ) & BG+=($!); }
-stop_bg() { touch "$WORK/stop"; wait "${BG[@]}" 2>/dev/null; BG=(); rm -f "$WORK/stop"; }
+stop_bg() { touch "$WORK/stop"; wait "${BG[@]}" 2>/dev/null; BG=(); rm -f "$WORK/stop" "$WORK/quiet"; }
 
 # w FILE TEXT: write, errors ignored (the knob writers)
 w() { printf '%s' "$2" > "$1" 2>/dev/null; }
 knob_writer() {
 	local m=$MMT o=$(( RANDOM % 6 ))
+	# An open mmtune file holds a module reference: rmmod gets EBUSY (as it
+	# should). The storm raises "quiet" for the instant of its rmmod.
+	while [ -e "$WORK/quiet" ]; do sleep 0.05; done
 	w "$m/fault_around_order" "$o"
 	w /sys/module/mmtune/parameters/fault_around_order "$(( (o + 1) % 6 ))"
 	w "$m/fault_around_order" "default"
@@ -131,7 +134,9 @@ storm() {
 			bad_mode=$((bad_mode + 1)); modefail=$(cat "$WORK/err")
 		fi
 		ts "mode section"
+		touch "$WORK/quiet"
 		rmmod_retry 2>"$WORK/err" || { bad_unload=$((bad_unload + 1)); echo "# cycle $i: rmmod: $(cat "$WORK/err")"; }
+		rm -f "$WORK/quiet"
 		ts "rmmod"
 		fa=$(cat $FAB)
 		[ "$fa" = "$fa0" ] || { bad_fa=$((bad_fa + 1)); echo "# cycle $i: fault_around_bytes $fa, was $fa0"; }
