@@ -53,31 +53,38 @@ if [ ! -f "$SRC/.extracted" ]; then
 	touch "$SRC/.extracted"
 fi
 
-rm -rf "$DIR"; mkdir -p "$DIR/build"
 B=$DIR/build
 t0=$(date +%s)
-log "config: virtme-configkernel --allnoconfig, then ${FRAGS[*]##*/}"
-(cd "$SRC" && PYTHONPATH=$VNG_DIR/usr/lib/python3/dist-packages \
-	/usr/bin/python3 "$VNG_DIR/usr/bin/virtme-configkernel" --allnoconfig \
-	"O=$B") >"$DIR/config.log" 2>&1 || die "virtme-configkernel failed: $DIR/config.log"
-(cd "$SRC" && scripts/kconfig/merge_config.sh -m -O "$B" "$B/.config" "${FRAGS[@]}") \
-	>>"$DIR/config.log" 2>&1 || die "merge_config failed: $DIR/config.log"
-make -s -C "$SRC" O="$B" olddefconfig >>"$DIR/config.log" 2>&1
+# A build cut short (no 'done') resumes: make is incremental.
+if [ ! -f "$DIR/configured" ]; then
+	rm -rf "$DIR"; mkdir -p "$B"
+	log "config: virtme-configkernel --allnoconfig, then ${FRAGS[*]##*/}"
+	(cd "$SRC" && PYTHONPATH=$VNG_DIR/usr/lib/python3/dist-packages \
+		/usr/bin/python3 "$VNG_DIR/usr/bin/virtme-configkernel" --allnoconfig \
+		"O=$B") >"$DIR/config.log" 2>&1 || die "virtme-configkernel failed: $DIR/config.log"
+	(cd "$SRC" && scripts/kconfig/merge_config.sh -m -O "$B" "$B/.config" "${FRAGS[@]}") \
+		>>"$DIR/config.log" 2>&1 || die "merge_config failed: $DIR/config.log"
+	make -s -C "$SRC" O="$B" olddefconfig >>"$DIR/config.log" 2>&1
 
-# Every line of the fragment must have survived olddefconfig.
-miss=0
-while IFS= read -r l; do
-	case $l in
-	CONFIG_*=*) grep -qxF "$l" "$B/.config" || { log "not in .config: $l"; miss=1; } ;;
-	'# CONFIG_'*' is not set')
-		n=${l#\# }; n=${n%% *}
-		grep -q "^$n=" "$B/.config" && { log "still set: $n"; miss=1; } ;;
-	esac
-done < <(cat "${FRAGS[@]}")
-[ $miss = 0 ] || die "the fragment did not apply (see above)"
+	# Every line of the fragments must have survived olddefconfig.
+	miss=0
+	while IFS= read -r l; do
+		case $l in
+		CONFIG_*=*) grep -qxF "$l" "$B/.config" || { log "not in .config: $l"; miss=1; } ;;
+		'# CONFIG_'*' is not set')
+			n=${l#\# }; n=${n%% *}
+			grep -q "^$n=" "$B/.config" && { log "still set: $n"; miss=1; } ;;
+		esac
+	done < <(cat "${FRAGS[@]}")
+	[ $miss = 0 ] || die "the fragments did not apply (see above)"
+	date +%s > "$DIR/configured"
+else
+	log "resuming the build in $DIR"
+	t0=$(cat "$DIR/configured")
+fi
 
 log "building in $B (make -j$JOBS, niced)"
-nice -n 19 make -C "$SRC" O="$B" -j"$JOBS" bzImage modules >"$DIR/build.log" 2>&1 ||
+nice -n 19 make -C "$SRC" O="$B" -j"$JOBS" bzImage modules >>"$DIR/build.log" 2>&1 ||
 	die "build failed: tail $DIR/build.log"
 nice -n 19 make -C "$SRC" O="$B" -j"$JOBS" modules_prepare >>"$DIR/build.log" 2>&1
 cp "$B/arch/x86/boot/bzImage" "$DIR/bzImage"
@@ -86,7 +93,7 @@ if grep -q '=m$' "$B/.config"; then
 	nice -n 19 make -C "$SRC" O="$B" INSTALL_MOD_PATH="$DIR/mods" modules_install \
 		>>"$DIR/build.log" 2>&1
 fi
-echo $(( $(date +%s) - t0 )) > "$DIR/build-seconds"
+echo $(( $(date +%s) - t0 )) > "$DIR/build-seconds"	# wall time, resumes included
 touch "$DIR/done"
 log "built $(cat "$DIR/release") in $(cat "$DIR/build-seconds")s"
 echo "$DIR"
