@@ -219,13 +219,15 @@ hotplug() {
 	load_module || { fail "hotplug: insmod"; return; }
 	t0=$(date +%s)
 	# Two blocks that can go offline (ZONE_MOVABLE ones, from movablecore=;
-	# some still hold boot-time allocations or a hole and refuse).
+	# some still hold boot-time allocations or a hole and refuse). They go
+	# back online movable: "1 > online" would put them in ZONE_NORMAL, where
+	# kernel allocations soon pin them.
 	for b in $(ls -d /sys/devices/system/memory/memory* | sort -rV); do
 		[ ${#blocks[@]} -lt 2 ] || break
 		[ "$(cat "$b/online" 2>/dev/null)" = 1 ] || continue
 		grep -qw Movable "$b/valid_zones" 2>/dev/null || continue
 		if echo 0 > "$b/online" 2>"$WORK/err"; then
-			echo 1 > "$b/online" && blocks+=("$b")
+			echo online_movable > "$b/state" && blocks+=("$b")
 		else
 			echo "# ${b##*/} stays online: $(sed 's/.*: //' "$WORK/err")"
 		fi
@@ -244,7 +246,7 @@ hotplug() {
 				if echo 0 > "$b/online" 2>"$WORK/err"; then
 					off=$((off + 1))
 					[ "$i" = 1 ] && crosscheck "mode $m, ${b##*/} offline: bench cross-check"
-					echo 1 > "$b/online" 2>"$WORK/err" || { fails=$((fails + 1)); echo "# online ${b##*/}: $(cat "$WORK/err")"; }
+					echo online_movable > "$b/state" 2>"$WORK/err" || { fails=$((fails + 1)); echo "# online ${b##*/}: $(cat "$WORK/err")"; }
 					on=$((on + 1))
 				else
 					offfail=$((offfail + 1))
@@ -265,7 +267,7 @@ hotplug() {
 			else
 				fail "mode $m, ${b##*/} offline, fresh load: mode refused: $(cat "$WORK/err")"
 			fi
-			echo 1 > "$b/online"
+			echo online_movable > "$b/state"
 		fi
 	done
 	stop_bg
