@@ -170,20 +170,20 @@ fuzz() {
 	load_module || { fail "fuzz: insmod"; return; }
 	t0=$(date +%s)
 	max=$(awk '$1 == "max_order:" {print $2}' $MMT/info)
-	for o in 0 1 $(( max / 2 )) "$max"; do orders="$orders -v $o=$o"; done
+	for o in 0 1 $(( max / 2 )) "$max"; do orders="$orders -v $o=>$o"; done
 	# shellcheck disable=SC2086
-	fuzz1 $MMT/fault_around_order $orders -v "default\\n=" -r 4
+	fuzz1 $MMT/fault_around_order $orders -v "default\\n=>" -r 4
 	# shellcheck disable=SC2086
 	fuzz1 $P $orders -r 4
-	fuzz1 $MMT/stats_enable -v "1=1" -v "0\\n=0" -r 0
-	fuzz1 $MMT/latency_enable -v "0=0" -v "1\\n=1" -r 1 -e EBUSY
-	fuzz1 $MMT/stats -N -v "0=" -v "0\\n="
+	fuzz1 $MMT/stats_enable -v "1=>1" -v "0\\n=>0" -r 0
+	fuzz1 $MMT/latency_enable -v "0=>0" -v "1\\n=>1" -r 1 -e EBUSY
+	fuzz1 $MMT/stats -N -v "0=>" -v "0\\n=>"
 	fuzz1 $MMT/policy -s " hits=" -e ESRCH -e ENOENT -r clear \
-		-v "comm=fz order=2=comm=fz order=2" \
-		-v "pid=1 order=1\\ncomm=x order=0\\n=pid=1 order=1" -v "clear=# rules 0/"
+		-v "comm=fz order=2=>comm=fz order=2" \
+		-v "pid=1 order=1\\ncomm=x order=0\\n=>pid=1 order=1" -v "clear=># rules 0/"
 	fuzz1 $MMT/pfn_valid/mode -e EOPNOTSUPP -r off \
-		-v "off=off" -v "stock\\n=stock" -v "section=section"
-	fuzz1 $MMT/pfn_valid/bench -v "1000 rand=pattern: rand" -v "64 seq\\n=count: 64"
+		-v "off=>off" -v "stock\\n=>stock" -v "section=>section"
+	fuzz1 $MMT/pfn_valid/bench -v "1000 rand=>pattern: rand" -v "64 seq\\n=>count: 64"
 	unload_module
 	echo "# fuzz: $(( $(date +%s) - t0 ))s"
 }

@@ -11,7 +11,7 @@
  * 0 or an odd offset (where the file can seek), 0..16 KiB long. Every refused write must fail with an
  * allowed errno and leave the file's state (its text, lines cut at --strip)
  * as it was; every valid input must succeed and read back (--valid
- * IN=EXPECT: EXPECT is a substring of the state afterwards). A random input
+ * IN=>EXPECT: EXPECT is a substring of the state afterwards). A random input
  * the kernel accepts is counted and undone with --reset. The other half come
  * from --jobs concurrent writer processes (random bytes and mutations only);
  * if none of those was accepted, the state afterwards must be the state
@@ -314,7 +314,7 @@ static void usage(int rc)
 		"usage: knobfuzz [OPTIONS] FILE\n"
 		"  -n, --count N      writes in all (default 10000)\n"
 		"  -j, --jobs N       concurrent writers for the second half (default 4)\n"
-		"  -v, --valid IN=OUT a valid input and a substring of its read-back (repeatable)\n"
+		"  -v, --valid IN=>OUT  a valid input and a substring of its read-back (repeatable)\n"
 		"  -e, --errno NAME   also allowed for refused input (EINVAL, ERANGE always)\n"
 		"  -r, --reset STR    written after a random input was accepted\n"
 		"  -s, --strip STR    state lines are cut at STR (counters that move)\n"
@@ -343,12 +343,12 @@ int main(int argc, char **argv)
 		case 'n': count = strtoul(optarg, NULL, 0); break;
 		case 'j': jobs = atoi(optarg); break;
 		case 'v':
-			eq = strchr(optarg, '=');
+			eq = strstr(optarg, "=>");
 			if (!eq || nvalid == MAX_VALID)
 				usage(2);
 			*eq = '\0';
 			valid_in[nvalid] = optarg;
-			valid_out[nvalid++] = eq + 1;
+			valid_out[nvalid++] = eq + 2;
 			break;
 		case 'e':
 			e = errno_by_name(optarg);
