@@ -17,11 +17,11 @@
 # Prints every check line, every kernel report (KASAN, lockdep, RCU,
 # kmemleak) with its stack, the wall time, and "N passed, N failed".
 #
-# Env: MMT_DEBUG_SMALL=1   CI sizes (50 cycles, 1000 fuzzed writes per file,
-#                          5 offline/online rounds per mode);
+# Env: MMT_DEBUG_SMALL=1   CI sizes (20 cycles, 1000 fuzzed writes per file,
+#                          2 offline/online rounds per mode);
 #      MMT_DEBUG_CYCLES, MMT_DEBUG_FUZZ, MMT_DEBUG_HOTPLUG override each;
 #      MMT_DEBUG_SUITES=0  skips the VM suites;
-#      MMT_VM_TIMEOUT      bounds the VM run (seconds, default 7200);
+#      MMT_VM_TIMEOUT      bounds the VM run (seconds; default 21600, small 5400);
 #      MMT_VERBOSE=1       streams the guest's console too.
 set -uo pipefail
 
@@ -51,9 +51,10 @@ step() {
 }
 
 if [ "${MMT_DEBUG_SMALL:-0}" = 1 ]; then
-	export MMT_DEBUG_CYCLES=${MMT_DEBUG_CYCLES:-50}
+	export MMT_DEBUG_CYCLES=${MMT_DEBUG_CYCLES:-20}
 	export MMT_DEBUG_FUZZ=${MMT_DEBUG_FUZZ:-1000}
-	export MMT_DEBUG_HOTPLUG=${MMT_DEBUG_HOTPLUG:-5}
+	export MMT_DEBUG_HOTPLUG=${MMT_DEBUG_HOTPLUG:-2}
+	MMT_VM_TIMEOUT=${MMT_VM_TIMEOUT:-5400}
 fi
 
 echo "# setup (tests/setup.sh)"
@@ -79,7 +80,7 @@ export MMT_DEBUG_FUZZER=$OUT/knobfuzz
 export MMT_TEST_TIMEOUT=${MMT_TEST_TIMEOUT:-1800}
 tests/vm/vng.sh --kernel "$DIR/bzImage" --cpus 2 --memory 2G --numa \
 	--append movablecore=512M --verbose \
-	--timeout "${MMT_VM_TIMEOUT:-7200}" -- tests/debug/guest.sh \
+	--timeout "${MMT_VM_TIMEOUT:-21600}" -- tests/debug/guest.sh \
 	> "$OUT/guest.log" 2> "$OUT/console.log" &
 vpid=$!
 if [ "${MMT_VERBOSE:-0}" = 1 ]; then
