@@ -62,7 +62,7 @@ step "setup" "$OUT/setup.log" tests/setup.sh || finish
 
 echo "# debug kernel (tests/debug/kernel.sh)"
 if DIR=$(tests/debug/kernel.sh 2> >(tee "$OUT/kernel.log" | sed 's/^/# /' >&2)); then
-	ok "debug kernel $(cat "$DIR/release") (built in $(cat "$DIR/build-seconds"))s, cached in $DIR)"
+	ok "debug kernel $(cat "$DIR/release") (built in $(cat "$DIR/build-seconds") s, cached in $DIR)"
 else
 	fail "debug kernel: see tests/out/debug/kernel.log"
 	finish
