@@ -10,7 +10,7 @@
 #  3. the module built against it (make module KDIR=<cache>/build), the tools,
 #     and the static fuzzer tests/debug/knobfuzz.c;
 #  4. boots it under TCG (tests/vm/vng.sh --kernel, 2 vCPUs, two NUMA nodes,
-#     movablecore= so that memory blocks can go offline) and runs
+#     movablecore= so that memory blocks can go offline, a 16 MiB log) and runs
 #     tests/debug/guest.sh: every VM suite, the load/unload storm, the
 #     fuzzer, memory offline/online under each pfn_valid mode, a kmemleak
 #     scan, and the kernel log's verdicts.
@@ -79,7 +79,7 @@ echo "# guest (tests/debug/guest.sh): cycles ${MMT_DEBUG_CYCLES:-500}, fuzz ${MM
 export MMT_DEBUG_FUZZER=$OUT/knobfuzz
 export MMT_TEST_TIMEOUT=${MMT_TEST_TIMEOUT:-1800}
 tests/vm/vng.sh --kernel "$DIR/bzImage" --cpus 2 --memory 2G --numa \
-	--append movablecore=512M --verbose \
+	--append movablecore=512M --append log_buf_len=16M --verbose \
 	--timeout "${MMT_VM_TIMEOUT:-21600}" -- tests/debug/guest.sh \
 	> "$OUT/guest.log" 2> "$OUT/console.log" &
 vpid=$!

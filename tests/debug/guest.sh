@@ -294,8 +294,13 @@ reports() {
 	fi
 	expect_eq "lockdep still on (debug_locks)" \
 		"$(awk '/debug_locks:/ {print $2}' /proc/lockdep_stats 2>/dev/null)" 1
-	# since the mark: boot's own reports are the kernel's, not ours
-	dmesg | awk -v m="$mark" 'on; index($0, m) { on = 1 }' > "$WORK/dmesg.all"
+	# since the mark (boot's own reports are the kernel's, not ours), or all
+	# of it if the mark scrolled away
+	dmesg > "$WORK/dmesg.all"
+	if grep -qF "$mark" "$WORK/dmesg.all"; then
+		awk -v m="$mark" 'on; index($0, m) { on = 1 }' "$WORK/dmesg.all" > "$WORK/dmesg.new"
+		mv "$WORK/dmesg.new" "$WORK/dmesg.all"
+	fi
 	for r in 'KASAN' 'possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|lock held when returning|bad unlock balance|sleeping function called from invalid context|Invalid wait context|possible irq lock inversion|lockdep' \
 		'rcu: INFO|detected stalls|self-detected stall' 'kmemleak.*suspected memory leak' 'ODEBUG'; do
 		n=$(grep -cE "$r" "$WORK/dmesg.all")
