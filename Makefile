@@ -15,7 +15,7 @@ DKMS_SRC ?= $(CURDIR)/build/dkms-src/mmtune-$(VERSION)
 DEB_DIR := $(CURDIR)/build/deb
 
 .PHONY: all module tools install install-boot dkms-src deb check check-deb \
-	check-matrix check-bench bench bench-wall demo style clean help
+	check-matrix check-debug check-bench bench bench-wall demo style clean help
 
 all: module tools
 
@@ -68,6 +68,9 @@ check:
 check-matrix:
 	tests/check-matrix.sh $(CELLS)
 
+check-debug:
+	tests/check-debug.sh
+
 style:
 	tests/style.sh "$(KDIR)"
 
@@ -91,5 +94,5 @@ clean:
 	if [ -d userspace ]; then $(MAKE) -C userspace clean; fi
 
 help:
-	@echo "targets: all module tools install install-boot dkms-src deb check check-deb check-matrix check-bench bench bench-wall demo style clean"
+	@echo "targets: all module tools install install-boot dkms-src deb check check-deb check-matrix check-debug check-bench bench bench-wall demo style clean"
 	@echo "vars:    KDIR=$(KDIR) PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) SYSCONFDIR=$(SYSCONFDIR) UNITDIR=$(UNITDIR)"

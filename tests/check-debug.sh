@@ -1,0 +1,123 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# tests/check-debug.sh: `make check-debug`. Run as root on Debian 12.
+#
+#  1. tests/setup.sh (host packages, with linux-source-6.1; virtme-ng);
+#  2. tests/debug/kernel.sh: Debian's 6.1 source built once with KASAN,
+#     lockdep (PROVE_LOCKING, PROVE_RCU), DEBUG_ATOMIC_SLEEP, DEBUG_OBJECTS
+#     and kmemleak (tests/debug/debug.config), cached under
+#     $MMTUNE_CACHE/debug/<version>-<hash of the fragment>/;
+#  3. the module built against it (make module KDIR=<cache>/build), the tools,
+#     and the static fuzzer tests/debug/knobfuzz.c;
+#  4. boots it under TCG (tests/vm/vng.sh --kernel, 2 vCPUs, two NUMA nodes,
+#     movablecore= so that memory blocks can go offline, a 16 MiB log) and runs
+#     tests/debug/guest.sh: every VM suite, the load/unload storm, the
+#     fuzzer, memory offline/online under each pfn_valid mode, a kmemleak
+#     scan, and the kernel log's verdicts.
+# Prints every check line, every kernel report (KASAN, lockdep, RCU,
+# kmemleak) with its stack, the wall time, and "N passed, N failed".
+#
+# Env: MMT_DEBUG_SMALL=1   CI sizes (20 cycles, 1000 fuzzed writes per file,
+#                          2 offline/online rounds per mode);
+#      MMT_DEBUG_CYCLES, MMT_DEBUG_FUZZ, MMT_DEBUG_HOTPLUG override each;
+#      MMT_DEBUG_SUITES=0  skips the VM suites;
+#      MMT_VM_TIMEOUT      bounds the VM run (seconds; default 21600, small 5400);
+#      MMT_VERBOSE=1       streams the guest's console too.
+set -uo pipefail
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$TOP" || exit 1
+OUT=$TOP/tests/out/debug
+rm -rf "$OUT"; mkdir -p "$OUT"
+t0=$(date +%s)
+
+passed=0 failed=0
+ok()   { echo "ok - $*"; passed=$((passed + 1)); }
+fail() { echo "not ok - $*"; failed=$((failed + 1)); }
+finish() {
+	echo "# logs in tests/out/debug/; check-debug wall time $(( $(date +%s) - t0 ))s"
+	echo "$passed passed, $failed failed"
+	[ "$failed" = 0 ] && exit 0
+	exit 1
+}
+step() {
+	local name=$1 log=$2; shift 2
+	if "$@" > "$log" 2>&1; then
+		ok "$name"
+	else
+		fail "$name: see tests/out/debug/${log##*/}: $(tail -n 1 "$log")"
+		return 1
+	fi
+}
+
+if [ "${MMT_DEBUG_SMALL:-0}" = 1 ]; then
+	export MMT_DEBUG_CYCLES=${MMT_DEBUG_CYCLES:-20}
+	export MMT_DEBUG_FUZZ=${MMT_DEBUG_FUZZ:-1000}
+	export MMT_DEBUG_HOTPLUG=${MMT_DEBUG_HOTPLUG:-2}
+	MMT_VM_TIMEOUT=${MMT_VM_TIMEOUT:-5400}
+fi
+
+echo "# setup (tests/setup.sh)"
+step "setup" "$OUT/setup.log" tests/setup.sh || finish
+
+echo "# debug kernel (tests/debug/kernel.sh)"
+if DIR=$(tests/debug/kernel.sh 2> >(tee "$OUT/kernel.log" | sed 's/^/# /' >&2)); then
+	ok "debug kernel $(cat "$DIR/release") (built in $(cat "$DIR/build-seconds") s, cached in $DIR)"
+else
+	fail "debug kernel: see tests/out/debug/kernel.log"
+	finish
+fi
+
+echo "# module, tools, fuzzer"
+step "make module KDIR=$DIR/build" "$OUT/module.log" \
+	sh -c "make clean KDIR='$DIR/build' >/dev/null 2>&1; make module KDIR='$DIR/build'" || finish
+step "make tools" "$OUT/tools.log" make tools || finish
+step "knobfuzz (static)" "$OUT/knobfuzz.log" \
+	gcc -O2 -Wall -Wextra -static -o "$OUT/knobfuzz" tests/debug/knobfuzz.c || finish
+
+echo "# guest (tests/debug/guest.sh): cycles ${MMT_DEBUG_CYCLES:-500}, fuzz ${MMT_DEBUG_FUZZ:-10000}, hotplug ${MMT_DEBUG_HOTPLUG:-20}"
+export MMT_DEBUG_FUZZER=$OUT/knobfuzz
+export MMT_TEST_TIMEOUT=${MMT_TEST_TIMEOUT:-1800}
+tests/vm/vng.sh --kernel "$DIR/bzImage" --cpus 2 --memory 2G --numa \
+	--append movablecore=512M --append log_buf_len=16M --verbose \
+	--timeout "${MMT_VM_TIMEOUT:-21600}" -- tests/debug/guest.sh \
+	> "$OUT/guest.log" 2> "$OUT/console.log" &
+vpid=$!
+if [ "${MMT_VERBOSE:-0}" = 1 ]; then
+	tail -f "$OUT/guest.log" "$OUT/console.log" --pid $vpid &
+else
+	tail -f "$OUT/guest.log" --pid $vpid | grep --line-buffered -E '^(ok|not ok|#)' &
+fi
+wait $vpid; rc=$?
+sleep 1
+
+grep -q '^mmtune-debug-done' "$OUT/guest.log" ||
+	fail "the guest did not finish (vng.sh exit $rc): see tests/out/debug/console.log"
+passed=$((passed + $(grep -c '^ok - ' "$OUT/guest.log")))
+failed=$((failed + $(grep -c '^not ok - ' "$OUT/guest.log")))
+
+# Every report of the debug kernel, with its stack, from the console (it
+# has the whole log even when the guest died): those from the guest script's
+# start on count; boot's own (before it: e.g. qemu's NUMA topology warning
+# in smpboot.c) are shown, not counted.
+REPORT_RE='BUG: KASAN|WARNING: .*lock|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|rcu: INFO|detected stall|unreferenced object|BUG: sleeping function|Invalid wait context|ODEBUG|WARNING: CPU|general protection|Oops'
+awk -v re="$REPORT_RE" '/mmtune-debug: start/ { on = 1 }
+	on && $0 ~ re { n = 60; print "----" }
+	n > 0 { print; n-- }' "$OUT/console.log" > "$OUT/reports.txt"
+awk -v re="$REPORT_RE" '/mmtune-debug: start/ { exit }
+	$0 ~ re { n = 60; print "----" }
+	n > 0 { print; n-- }' "$OUT/console.log" > "$OUT/boot-reports.txt"
+if [ -s "$OUT/boot-reports.txt" ]; then
+	echo "# reports at boot, before the tests (not counted; tests/out/debug/boot-reports.txt):"
+	grep -A1 '^----' "$OUT/boot-reports.txt" | grep -v '^----\|^--$' | sed 's/^/# boot| /'
+fi
+awk '/^kmemleak\| unreferenced object/ { n = 40; print "----" }
+	n > 0 { print; n-- }' "$OUT/guest.log" >> "$OUT/reports.txt"
+if [ -s "$OUT/reports.txt" ]; then
+	echo "# kernel reports (tests/out/debug/reports.txt):"
+	sed 's/^/# | /' "$OUT/reports.txt"
+	fail "the debug kernel reported $(grep -c '^----' "$OUT/reports.txt") problem(s)"
+else
+	ok "no KASAN, lockdep, RCU, kmemleak or WARNING report on the console"
+fi
+finish
