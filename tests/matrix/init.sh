@@ -22,8 +22,8 @@ mount -t debugfs debugfs /sys/kernel/debug
 echo 1 > /proc/sys/kernel/panic_on_oops 2>/dev/null
 
 export MMT_TOP=/mmtune MMT_PROBE=/bin/faultprobe MMT_KCORE=/bin/kcoreprobe
-# t-46-oracle: 100 random steps a cell (500, its default, in make check)
-export MMT_ORACLE_STEPS=100
+# t-46-oracle: 40 random steps a cell (500, its default, in make check)
+export MMT_ORACLE_STEPS=40
 . "$MMT_TOP/tests/vm/lib.sh"
 
 mmu=$(awk -F': *' '/^MMU/ { print tolower($2); exit }' /proc/cpuinfo)

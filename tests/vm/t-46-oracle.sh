@@ -10,9 +10,10 @@
 #   the kernel holds M, or max(M, largest rule order) while rules exist;
 # and after the last step, clear gives M and unload keeps M if the user
 # set it through the kernel's own file (else the size found at load).
-# A tool that cannot restore (SIGKILL; SIGPIPE while mmstress does not
-# handle it) leaves what it set last: one of the orders it was given or
-# the one it found, and that is then M (set by mmstress).
+# SIGINT, SIGTERM and SIGPIPE (its reader gone: EPIPE) must restore M.
+# A tool that cannot restore (SIGKILL) leaves what it set last: one of the
+# orders it was given or the one it found, and that is then M (set by
+# mmstress).
 #
 # MMT_ORACLE_STEPS (default 500), MMT_ORACLE_SEED (default: from the
 # clock; printed, and printed again with any failure to replay it).
@@ -98,7 +99,7 @@ mms_kill() {
 	fi
 	LOG+=("$1: mmstress SIG$sig --orders $o (exit $rc)")
 	case $sig in
-	INT|TERM) ;;		# restored: M stays
+	INT|TERM|PIPE) ;;	# restored: M stays (checked after the step)
 	*)			# left what it set last: one of $o or M
 		read -r k < $KNOB
 		case ",$o,$M," in *",$k,"*) ;; *) die "$1" "after SIG$sig: order $k is neither M=$M nor one of $o" ;; esac
