@@ -112,8 +112,10 @@ for c in "$@"; do
 				failed=$((failed + cut))
 				grep -qE '^ok [0-9]+ load: insmod mmtune.ko' "$OUT/$c.console.log" && loaded=yes
 				g=$(grep -m1 '^# guest: ' "$OUT/$c.console.log")
-				case $g in *"page size "*) psz=${g#*page size }; psz=${psz%%,*} ;; esac
-				case $g in *", mmu "*) mmu=${g#*, mmu } ;; esac
+				# digits and letters alone: a kernel message may land
+				# in the middle of the line on the serial console
+				case $g in *"page size "*) psz=${g#*page size }; psz=${psz%%[!0-9]*} ;; esac
+				case $g in *", mmu "*) mmu=${g#*, mmu }; mmu=${mmu%%[!a-z]*} ;; esac
 				if [ $brc = 124 ]; then status=timeout
 				elif [ $brc != 0 ]; then status=crashed
 				elif [ "$failed" != 0 ]; then status=failed
