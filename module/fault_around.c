@@ -70,6 +70,13 @@ static u64 loaded_bytes;
 static unsigned int loaded_order;
 static int pending_order = -1;	/* from the module parameter at load */
 static u64 fa_written;
+/*
+ * The size the kernel's own file last held from the user (at load: what
+ * was found).  A base written through mmtune that equals it is the
+ * kernel's, not mmtune's: a tool that saved the user's size and puts it
+ * back through the knob (mmstress --orders) does not make it mmtune's.
+ */
+static u64 fa_user_bytes;
 unsigned int mmtune_fa_base;	/* read by the policy's fault path */
 static bool fa_base_ours;
 static bool fa_raised;
@@ -167,6 +174,7 @@ static int fa_sync_locked(u64 *live)
 	if (ret || *live == fa_written)
 		return ret;
 	fa_written = *live;
+	fa_user_bytes = *live;
 	WRITE_ONCE(mmtune_fa_base, bytes_to_order(*live));
 	fa_base_ours = false;
 	if (fa_raised)
@@ -241,7 +249,7 @@ static int fa_set_base_locked(unsigned int order)
 	if (ret)
 		return ret;
 	WRITE_ONCE(mmtune_fa_base, order);
-	fa_base_ours = true;
+	fa_base_ours = ((u64)PAGE_SIZE << order) != fa_user_bytes;
 	ret = fa_apply_locked(true);
 	if (ret) {
 		WRITE_ONCE(mmtune_fa_base, old_base);
@@ -574,6 +582,7 @@ static int fa_init(struct dentry *dir)
 	}
 	loaded_order = bytes_to_order(loaded_bytes);
 	fa_written = loaded_bytes;
+	fa_user_bytes = loaded_bytes;
 	WRITE_ONCE(mmtune_fa_base, loaded_order);
 	fa_state = FA_READY;
 	strscpy(fa_reason, "on", sizeof(fa_reason));

@@ -68,6 +68,15 @@ expect_eq "info: base set by mmtune" "$(info base_set_by)" "mmtune (unload resto
 rmmod mmtune
 expect_eq "the kernel's own file, then the parameter: unload restores the load-time size" "$(kfa)" "$ORIG"
 load_module
+# a tool that saved the user's size and put it back through the knob
+echo $((PSZ << A)) > $KFA
+check "mmstress seq --orders $B,$C after the kernel's own file" "$MMS" seq --orders "$B,$C" --size 64K --warmup 0 --quiet
+expect_eq "mmstress put the kernel's own size back" "$(kfa)" $((PSZ << A))
+expect_eq "info: still the kernel's after mmstress" "$(info base_set_by)" "kernel (stays at unload)"
+rmmod mmtune
+expect_eq "the kernel's own file, then mmstress --orders: unload keeps it" "$(kfa)" $((PSZ << A))
+echo "$ORIG" > $KFA
+load_module
 
 # --- 2. mmstress --orders under rules saves and restores the base
 sect "2. mmstress --orders under rules"
