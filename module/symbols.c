@@ -244,6 +244,14 @@ int mmtune_symbols_init(void)
 	batching = true;
 	stext = mmtune_lookup_name("_stext");
 	etext = mmtune_lookup_name("_etext");
+	/*
+	 * Without KALLSYMS_ALL the kprobe core refuses _etext: it lies past
+	 * the last text symbol, where kallsyms gives no size or offset.  The
+	 * init text that follows the core text bounds it then; kallsyms names
+	 * text symbols alone on such a kernel, so no data symbol gets in.
+	 */
+	if (!etext && !IS_ENABLED(CONFIG_KALLSYMS_ALL))
+		etext = mmtune_lookup_name("_sinittext");
 	if (!stext || etext <= stext) {
 		pr_err("kernel text bounds (_stext/_etext) not found through kprobes\n");
 		mmtune_symbols_done();
