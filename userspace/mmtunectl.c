@@ -1018,31 +1018,6 @@ static int read_policy(struct pstate *ps)
 	return 0;
 }
 
-/* The mount point of cgroup2 (the unified hierarchy), or NULL. */
-static const char *cgroup2_root(void)
-{
-	static char root[PATH_MAX];
-	char *line = NULL;
-	size_t cap = 0;
-	FILE *f = fopen("/proc/self/mounts", "re");
-	const char *found = NULL;
-
-	if (!f)
-		return NULL;
-	while (!found && getline(&line, &cap, f) > 0) {
-		char dev[64], mnt[PATH_MAX], type[32];
-
-		if (sscanf(line, "%63s %4095s %31s", dev, mnt, type) == 3 && !strcmp(type, "cgroup2") &&
-		    !strchr(mnt, '\\')) {
-			snprintf(root, sizeof(root), "%s", mnt);
-			found = root;
-		}
-	}
-	free(line);
-	fclose(f);
-	return found;
-}
-
 /*
  * Check one matcher ("comm=...", "pid=...", "cgroup=...") and write its
  * canonical form into out (a cgroup given under the cgroup2 mount point
@@ -1075,7 +1050,7 @@ static int check_match(const char *verb, const char *m, char *out, size_t len)
 		return 0;
 	}
 	if (!strncmp(m, "cgroup=", 7)) {
-		const char *root = cgroup2_root(), *path = v;
+		const char *root = mmt_cgroup2_root(), *path = v;
 		char dir[PATH_MAX + MATCH_LEN];
 		size_t rl = root ? strlen(root) : 0;
 
