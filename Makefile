@@ -10,7 +10,7 @@ VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(CURDIR)/dkms.conf
 # What DKMS needs to build the module: the one list for make dkms-src and
 # the mmtune-dkms package (/usr/src/mmtune-VERSION).
 DKMS_FILES := dkms.conf Kbuild Makefile module/Kbuild \
-	      $(sort $(wildcard module/*.c module/*.h))
+	      $(sort $(filter-out %.mod.c,$(wildcard module/*.c module/*.h)))
 DKMS_SRC ?= $(CURDIR)/build/dkms-src/mmtune-$(VERSION)
 DEB_DIR := $(CURDIR)/build/deb
 
