@@ -75,8 +75,12 @@ relay() {
 	local l
 	while IFS= read -r l; do
 		case $l in
+		# "ok - D" (our scripts) and "ok N D" (the guest's KTAP)
 		"ok - "*) ok "$1${l#ok - }" ;;
 		"not ok - "*) fail "$1${l#not ok - }" ;;
+		"ok "[0-9]*" # SKIP"*) l=${l#ok }; l=${l#* }; skip "$1${l%% # SKIP*}" "${l#* # SKIP}" ;;
+		"ok "[0-9]*) l=${l#ok }; ok "$1${l#* }" ;;
+		"not ok "[0-9]*) l=${l#not ok }; fail "$1${l#* }" ;;
 		"# "*) [ -n "$1" ] && echo "# $1${l#\# }" ;;
 		esac
 	done

@@ -58,9 +58,11 @@ rmmod mmtune 2>/dev/null
 unit_cmds() { sed -n "s/^$1=-\{0,1\}//p" "$UNIT"; }
 rule=$(grep -v '^#' /etc/mmtune/policy | head -n 1)	# "comm=NAME order=N"
 # policy show: "rules: N of M ..." then "#  rule  order  hits  pages" rows
-has_rule() { /usr/sbin/mmtunectl policy show | awk -v m="${rule% order=*}" -v o="${rule##*order=}" \
-	'$2 == m && $3 == o { f = 1 } END { exit !f }'; }
-nrules() { /usr/sbin/mmtunectl policy show | sed -n 's/^rules: \([0-9]*\) of.*/\1/p'; }
+# `policy show` prints "# rules N of MAX, ..." and then one writable line a
+# rule: "comm=NAME order=K   # hits pages"
+has_rule() { /usr/sbin/mmtunectl policy show | awk -v m="${rule% order=*}" -v o="order=${rule##*order=}" \
+	'$1 == m && $2 == o { f = 1 } END { exit !f }'; }
+nrules() { /usr/sbin/mmtunectl policy show | sed -n 's/^# rules \([0-9]*\) of.*/\1/p'; }
 for c in ExecStartPre ExecStart; do
 	cmd=$(unit_cmds $c)
 	# shellcheck disable=SC2086 # the unit's command line, split as systemd does

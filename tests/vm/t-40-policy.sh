@@ -311,11 +311,13 @@ sed 's/^/# /' "$WORK/tune.seq"
 rec=$(sed -n 's/^recommendation: order \([0-9]*\).*/\1/p' "$WORK/tune.seq")
 if [ -n "$rec" ] && [ "$rec" -ge 4 ]; then
 	ok "tune seq recommends a large order ($rec)"
-elif [ "$PSZ" -gt 4096 ] && [ -z "$rec" ] &&
+elif [ -z "$rec" ] &&
 	grep -q '^recommendation: no significant difference' "$WORK/tune.seq"; then
-	# 64 MiB is only 1024 pages of 64 KiB: 1024 faults against 64 are
-	# within TCG's noise; what must not happen is a small order winning
-	ok "tune seq: no significant difference with $PSZ-byte pages (no small order recommended)"
+	# tune judges by wall time, and TCG's wall time is noise: on a loaded
+	# host (7.x arm64 in CI) order 9's gain fell within order 0's spread.
+	# What must not happen is a small order winning; the fault counts
+	# below are the deterministic check
+	ok "tune seq: no significant difference under TCG ($PSZ-byte pages; no small order recommended)"
 else
 	fail "tune seq: $(grep ^recommendation "$WORK/tune.seq")"
 fi
