@@ -255,7 +255,7 @@ static void json_runs(void)
 
 void mms_out_end(void)
 {
-	if (written)
+	if (written || mms_stop == SIGPIPE)	/* no reader left */
 		return;
 	written = 1;
 	if (oc->o->format == FMT_JSON) {
