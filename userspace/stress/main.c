@@ -76,6 +76,8 @@ static void usage(FILE *f)
 		"eofprobe", "correctness probe: pages past EOF raise SIGBUS at each order");
 }
 
+static char **args;	/* argv before getopt, for the results' metadata */
+
 static void handler(int sig)
 {
 	mms_stop = sig;
@@ -180,8 +182,7 @@ int main(int argc, char **argv)
 	struct sigaction sa;
 
 	/* the command as given, for the results' metadata (getopt permutes argv) */
-	char **args = calloc(argc + 1, sizeof(*args));
-
+	args = calloc(argc + 1, sizeof(*args));
 	if (!args)
 		mms_die(MMT_EXIT_FAIL, "out of memory");
 	memcpy(args, argv, argc * sizeof(*args));
