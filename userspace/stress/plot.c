@@ -128,7 +128,7 @@ static void script(FILE *f, const struct mms_ctx *c, const struct mms_result *r,
 	const struct mms_meta *m = &c->meta;
 	struct line l[MMS_MAX_LIST * MMS_MAX_LIST];
 	int nl = lines_of(r, n, l, MMS_MAX_LIST * MMS_MAX_LIST), lo = 64, hi = -1;
-	char title[512], sz[32] = "";
+	char title[256], sub[320], sz[32] = "";
 
 	for (int i = 0; i < n; i++) {
 		lo = column(&r[i]) < lo ? column(&r[i]) : lo;
@@ -138,9 +138,9 @@ static void script(FILE *f, const struct mms_ctx *c, const struct mms_result *r,
 		mms_fmt_size(r[0].size, sz, sizeof(sz));
 		snprintf(sz + strlen(sz), sizeof(sz) - strlen(sz), " %s, ", c->w->size_label);
 	}
-	snprintf(title, sizeof(title), "mmstress %s: %spage %ld B; Linux %s %s, THP %s%s%s",
-		 c->w->name, sz, c->page, m->kernel, m->arch, *m->thp ? m->thp : "-",
-		 *m->fs ? ", " : "", m->fs);
+	snprintf(title, sizeof(title), "mmstress %s: %spage %ld bytes", c->w->name, sz, c->page);
+	snprintf(sub, sizeof(sub), "Linux %s %s, THP %s%s%s, mmtune %s", m->kernel, m->arch,
+		 *m->thp ? m->thp : "-", *m->fs ? ", file on " : "", m->fs, MMT_VERSION);
 	fprintf(f, "set terminal svg size 800,760 dynamic noenhanced font 'sans,12'\nset output ");
 	gp_str(f, out);
 	fprintf(f, "\n");
@@ -148,7 +148,9 @@ static void script(FILE *f, const struct mms_ctx *c, const struct mms_result *r,
 		datablock(f, i, &l[i], r, n);
 	fprintf(f, "set multiplot layout 2,1 title ");
 	gp_str(f, title);
-	fprintf(f, "\nset grid\nset key outside right top\nset xtics 1\n"
+	fprintf(f, ".\"\\n\".");
+	gp_str(f, sub);
+	fprintf(f, "\nset lmargin 12\nset grid\nset key outside right top\nset xtics 1\n"
 		"set xrange [%d:%d]\nset xlabel 'fault-around order'\n", lo - (lo == hi), hi + (lo == hi));
 	fprintf(f, "set ylabel 'minor faults'\nset logscale y\nset format y '%%.0s%%c'\n");
 	plot_panel(f, l, nl, 2);
