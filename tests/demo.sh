@@ -6,7 +6,11 @@
 # for Debian's 6.1 kernel, boots that kernel under TCG with virtme-ng
 # (tests/vm/vng.sh), loads mmtune and runs the seed-000 sweep: seq, rand
 # and sparse at fault-around orders 0,1,3,4,5,7 with 1 and 2 threads, and
-# prints the tables in the seed's layout and the wall time.
+# prints the tables in the seed's layout and the wall time. Each sweep is
+# also drawn (mmstress --plot: faults and throughput by order, a line per
+# thread count) into tests/out/demo/{seq,rand,sparse}.svg: the guest sees the
+# host's files read-only, so it prints each SVG between marker lines and the
+# host writes them out (README's plot is tests/out/demo/seq.svg of a run).
 #
 # Env: MMT_DEMO_SEQ_SIZE (default 64M per thread), MMT_DEMO_RAND_SIZE (64M),
 #      MMT_DEMO_SPARSE_SIZE (512M: 256 page tables per thread; only the
@@ -39,10 +43,20 @@ if [ "${1:-}" = --guest ]; then
 		rand) size=${MMT_DEMO_RAND_SIZE:-64M} ;;
 		sparse) size=${MMT_DEMO_SPARSE_SIZE:-512M} ;;
 		esac
+		plot=
+		command -v gnuplot > /dev/null && plot="--plot $dir/$w.svg"
+		# shellcheck disable=SC2086
 		"$MMS" "$w" --orders "$ORDERS" --threads "$THREADS" --size "$size" --repeat "$REPEAT" \
-			--file "$dir" --quiet
+			--file "$dir" --quiet $plot
+		if [ -n "$plot" ] && [ -s "$dir/$w.svg" ]; then
+			echo "@@mmt-file $w.svg"
+			sed 's/^/@@ /' "$dir/$w.svg"
+			echo "@@mmt-end"
+			rm -f "$dir/$w.svg"
+		fi
 		echo
 	done
+	command -v gnuplot > /dev/null || echo "no gnuplot (apt-get install gnuplot-nox): no plots"
 	echo "fault_around_order after the sweeps: $(cat $DBG/mmtune/fault_around_order) (restored)"
 	exit 0
 fi
@@ -79,5 +93,13 @@ make module KDIR="/lib/modules/$KVER/build" >> "$OUT/build.log" 2>&1 ||
 	die "make module failed: $(tail -n 1 "$OUT/build.log")"
 
 log "booting $KVER under TCG (tests/vm/vng.sh), then the sweep: this takes a few minutes"
-MMT_MMSTRESS=$MMS tests/vm/vng.sh --memory 2G --cpus 2 --timeout 900 -- "$TOP/tests/demo.sh" --guest
+rm -f "$OUT"/*.svg
+# the guest's marked files (its SVGs) into $OUT, everything else through
+MMT_MMSTRESS=$MMS tests/vm/vng.sh --memory 2G --cpus 2 --timeout 900 -- "$TOP/tests/demo.sh" --guest |
+	awk -v out="$OUT" '
+	/^@@mmt-file / { f = out "/" $2; printf "" > f; next }
+	/^@@mmt-end/ { close(f); print "demo: plot " f; f = ""; next }
+	f != "" { sub(/^@@ /, ""); sub(/\r$/, ""); print >> f; next }
+	{ print }' || rc=${PIPESTATUS[0]}
+[ "${rc:-0}" = 0 ] || die "the guest's sweep failed (exit $rc)"
 echo "wall time: $(( $(date +%s) - t0 ))s (setup, build, VM boot and sweep)"

@@ -561,6 +561,8 @@ if [ -x "$MMS" ]; then
 else
 	fail "mmstress: not built by make install"
 fi
+# mmstress's results: metadata, effective orders, skips, --plot
+[ -x "$MMS" ] && . "$TOP/tests/host/mmstress.sh"
 
 # man page: groff finds nothing to warn about, every verb is described
 if command -v groff >/dev/null; then

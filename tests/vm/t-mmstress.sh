@@ -4,7 +4,9 @@
 # mmstress, inside the guest: fault counts per order against
 # independent counts, sweeps that restore the knob (also on SIGINT), every
 # workload's CSV and JSON, dio's nr_hugepages, migrate on two NUMA nodes
-# (or its skip status on one), the EOF/SIGBUS probe at every order, and
+# (or its skip status and record on one), the EOF/SIGBUS probe at every
+# order, the metadata of the results against the guest (kernel, page size,
+# tmpfs, each run's effective order, under a policy rule too), --plot, and
 # bad input.  Small sizes: TCG is slow.
 . "$(dirname "$0")/lib.sh"
 
@@ -51,12 +53,14 @@ MAX=$(sed -n 's/^max_order: //p' $MMT/info)
 ALL=$(seq -s, 0 "$MAX")
 
 # csvcol FILE COLUMN [NAME=VALUE...]: COLUMN of the data lines matching all
-# filters (awk: python3 takes seconds to start under TCG)
+# filters; the '#' lines of metadata before the header are skipped (awk:
+# python3 takes seconds to start under TCG)
 csvcol() {
 	local f=$1 col=$2
 	shift 2
 	awk -F, -v col="$col" -v flt="$*" '
-	NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; nf = split(flt, fl, " "); next }
+	/^#/ { next }
+	!hdr { for (i = 1; i <= NF; i++) h[$i] = i; nf = split(flt, fl, " "); hdr = 1; next }
 	{ for (j = 1; j <= nf; j++) { split(fl[j], kv, "="); if ($h[kv[1]] != kv[2]) next }
 	  print $h[col] }' "$f"
 }
@@ -105,7 +109,8 @@ if [ -x "${MMT_PROBE:-}" ] && PROBE=$MMT_PROBE ||
 	for o in 0 4; do
 		echo $o > $KNOB
 		set -- $("$PROBE" "$SHM/probe")
-		mf=$("$MMS" seq --touch page -s 16M -F csv -f "$SHM" 2>/dev/null | tail -n 1 | cut -d, -f5)
+		"$MMS" seq --touch page -s 16M -F csv -f "$SHM" > "$WORK/fp.csv" 2>/dev/null
+		mf=$(csvcol "$WORK/fp.csv" minor_faults | tail -n 1)
 		within "seq order $o: mmstress faults vs faultprobe" "$mf" "$4" 2
 	done
 	rm -f "$SHM/probe"
@@ -132,7 +137,7 @@ echo 3 > $KNOB
 "$MMS" seq -s 16M -o 0,1,5,7 -r 1000 -F csv -f "$SHM" > "$WORK/int.csv" 2> "$WORK/int.err" &
 BGPID=$!
 n=0
-while [ "$(wc -l < "$WORK/int.csv")" -lt 3 ] && [ $n -lt 600 ]; do sleep 0.2; n=$((n + 1)); done
+while [ "$(grep -vc '^#' "$WORK/int.csv")" -lt 3 ] && [ $n -lt 600 ]; do sleep 0.2; n=$((n + 1)); done
 mid=$(order)
 kill -INT $BGPID
 wait $BGPID
@@ -194,26 +199,42 @@ for w in seq rand sparse build ebizzy dio migrate pfnscan eofprobe; do
 		fi
 	done
 done
-# one python3 for all of them
-python3 - "$WORK"/fmt/* <<'EOF'
-import csv, json, os, sys
-need = "workload,order,threads,repeat,minor_faults,major_faults,seconds,throughput,unit".split(",")
-for path in sys.argv[1:]:
+# one python3 for all of them: records, and the metadata each carries
+python3 - "$(uname -r)" "$PSZ" "$(info version)" "$SHM" "$WORK"/fmt/* <<'EOF'
+import csv, json, os, subprocess, sys
+kernel, page, modver, shm = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+need = "workload,order,effective_order,threads,run,minor_faults,major_faults,seconds,throughput,unit".split(",")
+for path in sys.argv[5:]:
     w, fmt = os.path.basename(path).split(".")
     try:
-        keys = need if w != "eofprobe" else ["workload", "order", "pages_past_eof", "sigbus", "result"]
-        rows = list(csv.DictReader(open(path))) if fmt == "csv" else json.load(open(path))
+        keys = need if w != "eofprobe" else ["workload", "order", "effective_order", "pages_past_eof", "sigbus", "result"]
+        if fmt == "csv":
+            lines = open(path).read().splitlines()
+            meta = dict(l[2:].split(": ", 1) for l in lines if l.startswith("# "))
+            rows = list(csv.DictReader(l for l in lines if not l.startswith("#")))
+            meta["page_size"] = int(meta["page_size"])
+        else:
+            subprocess.run([sys.executable, "-m", "json.tool", path], check=True, stdout=subprocess.DEVNULL)
+            doc = json.load(open(path))
+            meta, rows = doc["meta"], doc["runs"]
+            assert meta["status"] == "done", meta["status"]
+        assert meta["workload"] == w and meta["kernel"] == kernel and meta["page_size"] == page, meta
+        assert meta["module_version"] == modver and meta["order_via"] == "module", meta
+        if w in ("seq", "rand", "sparse", "dio", "migrate", "eofprobe"):
+            assert meta["file_fs"] == "tmpfs" and meta["file"].startswith(shm + "/"), meta
         assert isinstance(rows, list) and rows, "no records"
         for r in rows:
             for k in keys:
                 assert k in r, "no column " + k
             assert str(r["workload"]) == w, r["workload"]
+            if str(r["order"]) not in ("", "None"):
+                assert str(r["effective_order"]) == str(r["order"]), r
             if w != "eofprobe":
                 float(r["seconds"]); int(r["minor_faults"]); int(r["major_faults"])
                 assert float(r["throughput"]) > 0, "throughput 0"
             else:
                 assert r["result"] == "ok", r
-        print("ok - %s --format %s parses: %d records" % (w, fmt, len(rows)))
+        print("ok - %s --format %s parses: %d records, metadata (kernel, page size, tmpfs)" % (w, fmt, len(rows)))
     except Exception as e:
         print("not ok - %s --format %s: %r" % (w, fmt, e))
 EOF
@@ -243,9 +264,10 @@ if [ $rc = 0 ]; then
 	[ -z "$(losetup -a 2>/dev/null | grep mmstress)" ] && ok "dio: no loop device left" ||
 		fail "dio left $(losetup -a | grep mmstress)"
 	# the reader goes away mid-sweep: EPIPE stops it and everything is
-	# put back (SIGPIPE used to kill it with order, file, huge pages left)
+	# put back (SIGPIPE used to kill it with order, file, huge pages left);
+	# 40 runs: the sweep outlasts head's start under a loaded TCG
 	echo 3 > $KNOB
-	"$MMS" dio -s 8M -o 0,$MAX -r 2 --warmup 0 -q -F csv -f "$SHM" 2> "$WORK/pipe.err" | head -n 2 > "$WORK/pipe.csv"
+	"$MMS" dio -s 8M -o 0,$MAX -r 10 --warmup 0 -q -F csv -f "$SHM" 2> "$WORK/pipe.err" | head -n 2 > "$WORK/pipe.csv"
 	rc=${PIPESTATUS[0]}
 	expect_eq "dio | head -2: two lines read" "$(wc -l < "$WORK/pipe.csv")" 2
 	expect_eq "dio | head -2: ends by SIGPIPE after cleaning up (141)" "$rc" 141
@@ -286,6 +308,12 @@ else
 	expect_eq "migrate with one node: skip status 77" $rc 77
 	grep -q "NUMA" "$WORK/err" && ok "migrate says why it skips: $(cat "$WORK/err")" ||
 		fail "migrate skip message: $(cat "$WORK/err")"
+	expect_eq "migrate skipped: the CSV says so" "$(grep '^# status: ' "$WORK/mig.csv")" "# status: skipped"
+	"$MMS" migrate -s 16M -t 1 -F json -f "$SHM" > "$WORK/mig.json" 2> /dev/null
+	check "migrate skipped: its JSON record, with the reason" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["meta"]["status"] == "skipped" and "NUMA" in d["meta"]["reason"] and d["runs"] == [], d["meta"]' "$WORK/mig.json"
 	echo "# one NUMA node: boot with tests/vm/vng.sh --numa for the two-node run"
 fi
 
@@ -312,8 +340,66 @@ else
 fi
 expect_eq "eofprobe restores the knob" "$(order)" 3
 
-# --- 9. bad input: exit 2, one line, nothing left, knob unchanged
-sect "9. bad input"
+# --- 9. what the results were measured on, against the guest
+sect "9. metadata and effective orders"
+echo 3 > $KNOB
+THP=$(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)
+if "$MMS" seq -s 4M -t 1,2 -o 0,$MAX -r 2 --warmup 0 -q -F json -f "$SHM" > "$WORK/m.json" 2> "$WORK/err"; then
+	check "metadata: kernel, arch, page size, THP, tmpfs, module, the order found; effective = set" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+m, runs = d["meta"], d["runs"]
+want = dict(kernel=sys.argv[2], arch=sys.argv[3], page_size=int(sys.argv[4]), file_fs="tmpfs",
+            module_version=sys.argv[5], order_via="module", order_found=3, thp=sys.argv[7] or None,
+            orders=[0, int(sys.argv[6])], threads=[1, 2], repeat=2, status="done", policy_rule=None)
+bad = {k: (m.get(k), v) for k, v in want.items() if m.get(k) != v}
+assert not bad, bad
+assert m["file"].startswith(sys.argv[8] + "/"), m["file"]
+assert [(r["order"], r["effective_order"], r["run"]) for r in runs] == \
+    [(o, o, i) for o in (0, int(sys.argv[6])) for t in (1, 2) for i in (1, 2)], runs' \
+		"$WORK/m.json" "$(uname -r)" "$(uname -m)" "$PSZ" "$(info version)" "$MAX" "$THP" "$SHM"
+else
+	fail "metadata sweep: $(tail -n 1 "$WORK/err")"
+fi
+echo 2 > $KNOB
+"$MMS" seq -s 4M --warmup 0 -q -F csv -f "$SHM" > "$WORK/m.csv" 2> "$WORK/err"
+expect_eq "no --orders: order empty, effective order the knob's (2)" \
+	"$(csvcol "$WORK/m.csv" order),$(csvcol "$WORK/m.csv" effective_order)" ",2"
+expect_eq "csv '#' lines: page size" "$(sed -n 's/^# page_size: //p' "$WORK/m.csv")" "$PSZ"
+expect_eq "csv '#' lines: kernel" "$(sed -n 's/^# kernel: //p' "$WORK/m.csv")" "$(uname -r)"
+expect_eq "csv '#' lines: file system" "$(sed -n 's/^# file_fs: //p' "$WORK/m.csv")" tmpfs
+expect_eq "csv '#' lines: the order found" "$(sed -n 's/^# order_found: //p' "$WORK/m.csv")" 2
+# a rule for mmstress is the order it has, whatever the sweep sets
+if wr $MMT/policy "comm=mmstress order=1" > /dev/null; then
+	"$MMS" seq --touch page -s 4M -o 0,$MAX --warmup 0 -q -F csv -f "$SHM" > "$WORK/p.csv" 2> "$WORK/err"
+	expect_eq "under comm=mmstress order=1: orders set" "$(csvcol "$WORK/p.csv" order | tr '\n' ' ')" "0 $MAX "
+	expect_eq "under comm=mmstress order=1: effective order 1" "$(csvcol "$WORK/p.csv" effective_order | tr '\n' ' ')" "1 1 "
+	# and it is the order the faults show: one per 2 pages at both
+	p4=$((4 * 1024 * 1024 / PSZ))
+	expect_eq "under comm=mmstress order=1: faults $p4/2 at orders 0 and $MAX" \
+		"$(csvcol "$WORK/p.csv" minor_faults | tr '\n' ' ')" "$((p4 / 2)) $((p4 / 2)) "
+	expect_eq "under comm=mmstress order=1: the rule in the metadata" \
+		"$(sed -n 's/^# policy_rule: //p' "$WORK/p.csv")" "comm=mmstress order=1"
+	wr $MMT/policy clear > /dev/null
+else
+	skip "effective order under a policy rule" "policy: $(info policy)"
+fi
+expect_eq "metadata checks leave the knob" "$(order)" 2
+echo 3 > $KNOB
+if command -v gnuplot > /dev/null; then
+	"$MMS" seq -s 4M -t 1,2 -o 0,2,4 --warmup 0 -q -f "$SHM" --plot "$WORK/seq.svg" > /dev/null 2> "$WORK/err"
+	expect_eq "--plot: exit 0" "$?" 0
+	expect_eq "--plot: an SVG with a line per thread count in each panel" \
+		"$(grep -o 'id="gnuplot_plot_[0-9]*[ab]"' "$WORK/seq.svg" | sort | tr '\n' ' ')" \
+		'id="gnuplot_plot_1a" id="gnuplot_plot_1b" id="gnuplot_plot_2a" id="gnuplot_plot_2b" '
+	grep -q '</svg>' "$WORK/seq.svg" && grep -q '>2 threads<' "$WORK/seq.svg" &&
+		ok "--plot: whole SVG, keys per thread count" || fail "--plot: $(tail -c 200 "$WORK/seq.svg")"
+else
+	skip "--plot" "no gnuplot here (tests/deps/mmstress.txt: gnuplot-nox)"
+fi
+
+# --- 10. bad input: exit 2, one line, nothing left, knob unchanged
+sect "10. bad input"
 mkdir -p "$WORK/ro"
 mount -t tmpfs -o ro mmt-ro "$WORK/ro"
 bad() {

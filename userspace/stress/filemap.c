@@ -300,7 +300,7 @@ static int probe_fill(int fd, long long size, void *arg)
 }
 
 struct probe_res {
-	int order;
+	int order, eff_order;
 	long past, sigbus, tail_bad, content_bad;
 };
 
@@ -364,16 +364,16 @@ int mms_eofprobe(struct mms_ctx *c)
 	memset(res, 0, sizeof(res));
 	for (int i = 0; i < n && !mms_stop; i++) {
 		int order = -1;
+		char rule[sizeof(c->meta.rule)];
 
 		if (o->norders) {
 			order = o->orders[i];
 			if (mmt_order_set(order, NULL))
 				mms_die(mmt_exit_code(MMT_EINVAL), "cannot set fault_around_order %d: %s",
 					order, mmt_errmsg());
-		} else if (mmt_order_get(&order, NULL)) {
-			order = -1;
 		}
 		res[i].order = order;
+		res[i].eff_order = mms_effective_order(rule, sizeof(rule));
 		probe_once(c, f.fd, size, maplen, span, 0, &res[i]);
 		probe_once(c, f.fd, size, maplen, span, 1, &res[i]);
 		if (res[i].sigbus != res[i].past || res[i].tail_bad || res[i].content_bad)
@@ -382,9 +382,10 @@ int mms_eofprobe(struct mms_ctx *c)
 	mms_file_close(&f);
 
 	if (o->format == FMT_CSV)
-		printf("workload,order,size,pages_past_eof,sigbus,tail_zero,content_ok,result\n");
+		mms_out_begin("workload,order,effective_order,size,pages_past_eof,sigbus,tail_zero,"
+			      "content_ok,result");
 	else if (o->format == FMT_JSON)
-		printf("[\n");
+		mms_out_json_open(mms_stop ? "interrupted" : bad ? "failed" : "done", NULL);
 	else
 		printf("eofprobe: file of %lld bytes (%lld pages + %lld bytes), mapped %lld pages\n"
 		       "%-7s %15s %8s %10s %10s %s\n", size, size / c->page, size % c->page,
@@ -393,19 +394,19 @@ int mms_eofprobe(struct mms_ctx *c)
 		const struct probe_res *p = &res[i];
 		int ok = p->sigbus == p->past && !p->tail_bad && !p->content_bad;
 
-		char ord[16] = "current";
+		char ord[16], eff[16];
 
 		if (mms_stop && p->past == 0)
 			break;
-		if (p->order >= 0)
-			snprintf(ord, sizeof(ord), "%d", p->order);
+		mms_order_str(p->order, o->format, ord, sizeof(ord));
+		mms_order_str(p->eff_order, o->format, eff, sizeof(eff));
 		if (o->format == FMT_CSV)
-			printf("eofprobe,%d,%lld,%ld,%ld,%d,%d,%s\n", p->order, size, p->past, p->sigbus,
+			printf("eofprobe,%s,%s,%lld,%ld,%ld,%d,%d,%s\n", ord, eff, size, p->past, p->sigbus,
 			       !p->tail_bad, !p->content_bad, ok ? "ok" : "FAIL");
 		else if (o->format == FMT_JSON)
-			printf("%s  {\"workload\": \"eofprobe\", \"order\": %d, \"size\": %lld, "
-			       "\"pages_past_eof\": %ld, \"sigbus\": %ld, \"tail_zero\": %s, "
-			       "\"content_ok\": %s, \"result\": \"%s\"}\n", i ? "," : "", p->order, size,
+			printf("%s\n    {\"workload\": \"eofprobe\", \"order\": %s, \"effective_order\": %s, "
+			       "\"size\": %lld, \"pages_past_eof\": %ld, \"sigbus\": %ld, \"tail_zero\": %s, "
+			       "\"content_ok\": %s, \"result\": \"%s\"}", i ? "," : "", ord, eff, size,
 			       p->past, p->sigbus, p->tail_bad ? "false" : "true",
 			       p->content_bad ? "false" : "true", ok ? "ok" : "FAIL");
 		else
@@ -413,7 +414,7 @@ int mms_eofprobe(struct mms_ctx *c)
 			       p->tail_bad ? "no" : "yes", p->content_bad ? "bad" : "ok", ok ? "ok" : "FAIL");
 	}
 	if (o->format == FMT_JSON)
-		printf("]\n");
+		mms_out_json_close();
 	fflush(stdout);
 	if (bad)
 		mms_err("eofprobe: %d order(s) failed: a page past EOF did not raise SIGBUS or the tail was not zero", bad);

@@ -11,14 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "mmtune.h"
 #include "mmstress.h"
-
-#ifndef MMT_VERSION
-#define MMT_VERSION "0.0.0"
-#endif
 
 static const struct mms_workload *workloads[] = {
 	&mms_wl_seq, &mms_wl_rand, &mms_wl_sparse, &mms_wl_build,
@@ -63,7 +60,11 @@ static void usage(FILE *f)
 "                       seed) or one byte per page\n"
 "      --cmd CMD        build: command each process runs through /bin/sh -c\n"
 "                       (default 'exec true')\n"
-"  -F, --format F       table (default), csv or json\n"
+"  -F, --format F       table (default), csv or json; both carry what the run\n"
+"                       was measured on (kernel, page size, THP, the file's\n"
+"                       file system, ...): JSON as \"meta\", CSV as '#' lines\n"
+"      --plot FILE      also draw the sweep into FILE (SVG, with gnuplot):\n"
+"                       faults and throughput by order, a line per thread count\n"
 "  -q, --quiet          no progress on stderr\n"
 "  -h, --help           this text\n"
 "  -V, --version        the version\n"
@@ -74,6 +75,8 @@ static void usage(FILE *f)
 "141 the reader of stdout went away (| head); everything is restored first.\n",
 		"eofprobe", "correctness probe: pages past EOF raise SIGBUS at each order");
 }
+
+static char **args;	/* argv before getopt, for the results' metadata */
 
 static void handler(int sig)
 {
@@ -119,7 +122,7 @@ static void progress(const struct mms_ctx *c, int order, int threads, long block
 	if (block)
 		mms_fmt_size(block, b, sizeof(b));
 	fprintf(stderr, "\r\033[Kmmstress: %s [%d/%d] order %s threads %d%s%s %s %d",
-		c->w->name, done + 1, total, order < 0 ? "current" : (snprintf(ob, sizeof(ob), "%d", order), ob),
+		c->w->name, done + 1, total, mms_order_str(order, FMT_TABLE, ob, sizeof(ob)),
 		threads, block ? " block " : "", b, rep ? "run" : "warm-up", rep);
 	fflush(stderr);
 }
@@ -130,6 +133,26 @@ static void usage_die(const char *fmt, const char *arg)
 	fprintf(stderr, fmt, arg);
 	fprintf(stderr, " (see mmstress --help)\n");
 	exit(MMT_EXIT_USAGE);
+}
+
+/* --plot FILE: its directory must take a new file (the SVG is renamed there) */
+static void plot_target_ok(const char *file)
+{
+	char dir[4096], *slash;
+	struct stat st;
+
+	snprintf(dir, sizeof(dir), "%s", file);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == dir)
+		dir[1] = 0;
+	else
+		*slash = 0;
+	if (stat(file, &st) == 0 && !S_ISREG(st.st_mode))
+		usage_die("--plot '%s': not a regular file", file);
+	if (access(dir, W_OK) != 0)
+		usage_die("--plot '%s': cannot write a file in that directory", file);
 }
 
 int main(int argc, char **argv)
@@ -146,6 +169,7 @@ int main(int argc, char **argv)
 		{ "touch", required_argument, NULL, 'T' },
 		{ "cmd", required_argument, NULL, 'C' },
 		{ "warmup", required_argument, NULL, 'W' },
+		{ "plot", required_argument, NULL, 'P' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -153,11 +177,15 @@ int main(int argc, char **argv)
 	};
 	struct mms_opts o;
 	struct mms_ctx c;
-	struct mms_result *res;
 	long tl[MMS_MAX_LIST], v;
 	int opt, n, nres = 0, total, orig = -1, cur = -1, probe = 0, ret = 0;
 	struct sigaction sa;
 
+	/* the command as given, for the results' metadata (getopt permutes argv) */
+	args = calloc(argc + 1, sizeof(*args));
+	if (!args)
+		mms_die(MMT_EXIT_FAIL, "out of memory");
+	memcpy(args, argv, argc * sizeof(*args));
 	memset(&o, 0, sizeof(o));
 	memset(&c, 0, sizeof(c));
 	o.threads[0] = 1;
@@ -258,6 +286,11 @@ int main(int argc, char **argv)
 				usage_die("--warmup '%s': want a count >= 0", optarg);
 			o.warmup = v;
 			break;
+		case 'P':
+			if (!*optarg)
+				usage_die("--plot '%s': empty path", optarg);
+			o.plot = optarg;
+			break;
 		case 'q':
 			o.quiet = 1;
 			break;
@@ -292,6 +325,16 @@ int main(int argc, char **argv)
 	for (int i = 0; i < o.nthreads; i++)
 		if (o.threads[i] > o.max_threads)
 			o.max_threads = o.threads[i];
+	if (o.plot) {
+		if (probe)
+			usage_die("--plot: eofprobe has no figures to draw%s", "");
+		plot_target_ok(o.plot);
+		/* before anything changes: no gnuplot, no sweep */
+		if (mms_plot_check())
+			return MMT_EXIT_FAIL;
+	}
+	mms_meta_init(&c, argc, args);
+	mms_out_init(&c);
 
 	mms_progress = isatty(2) && !o.quiet;
 	mms_cleanup_init();
@@ -325,6 +368,9 @@ int main(int argc, char **argv)
 		if (mmt_order_get(&cur, NULL) != 0)
 			cur = -1;
 		c.sweep_max_order = cur >= 0 ? cur : c.max_order;
+		if (o.plot && cur < 0)
+			mms_die(MMT_EXIT_FAIL, "--plot: the fault-around order cannot be read (%s), so there is no x axis",
+				mmt_errmsg());
 	}
 
 	if (probe) {
@@ -335,6 +381,8 @@ int main(int argc, char **argv)
 	ret = c.w->setup(&c);
 	if (ret) {
 		/* the workload said why (77: skipped) */
+		if (ret == MMS_EXIT_SKIP)
+			mms_out_skip("the workload cannot run here");
 		mms_cleanup_run();
 		return ret;
 	}
@@ -344,13 +392,10 @@ int main(int argc, char **argv)
 		int nb = c.w->uses_blocks ? o.nblocks : 1;
 
 		total = no * o.nthreads * nb * o.repeat;
-		res = calloc(total, sizeof(*res));
-		if (!res)
-			mms_die(MMT_EXIT_FAIL, "out of memory");
-		if (o.format == FMT_CSV)
-			mms_out_csv_header();
+		mms_out_begin(NULL);
 		for (int oi = 0; oi < no && !mms_stop; oi++) {
-			int order = cur;
+			int order = -1, eff;
+			char rule[sizeof(c.meta.rule)];
 
 			if (o.norders) {
 				int err;
@@ -375,11 +420,12 @@ int main(int argc, char **argv)
 			for (int ti = 0; ti < o.nthreads && !mms_stop; ti++)
 				for (int bi = 0; bi < nb && !mms_stop; bi++)
 					for (int rep = 1; rep <= o.repeat && !mms_stop; rep++) {
-						struct mms_result *r = &res[nres];
+						struct mms_result rr, *r = &rr;
 						long block = c.w->uses_blocks ? o.blocks[bi] : 0;
 
 						progress(&c, order, o.threads[ti], block, rep, nres, total);
 						memset(r, 0, sizeof(*r));
+						eff = mms_effective_order(rule, sizeof(rule));
 						ret = c.w->run(&c, o.threads[ti], block, r);
 						if (ret) {
 							mms_cleanup_run();
@@ -389,12 +435,13 @@ int main(int argc, char **argv)
 							break;
 						r->workload = c.w->name;
 						r->order = order;
+						r->eff_order = eff;
 						r->threads = o.threads[ti];
-						r->repeat = rep;
+						r->run = rep;
 						r->block = block;
 						nres++;
-						if (o.format == FMT_CSV)
-							mms_out_csv_line(r);
+						if (mms_out_add(r))
+							mms_die(MMT_EXIT_FAIL, "out of memory");
 					}
 		}
 		if (mms_progress)
@@ -402,13 +449,13 @@ int main(int argc, char **argv)
 		if (o.norders && mms_cleanup_restore_order())
 			ret = MMT_EXIT_FAIL;
 		c.w->teardown(&c);
-		if (mms_stop && nres == 0)
-			;	/* interrupted before the first result: print nothing */
-		else if (o.format == FMT_JSON)
-			mms_out_json(res, nres);
-		else if (o.format == FMT_TABLE)
-			mms_out_table(&c, c.w->name, res, nres);
-		free(res);
+		mms_out_end();
+		if (o.plot && !mms_stop && nres) {
+			const struct mms_result *res = mms_out_records(&nres);
+
+			if (mms_plot(&c, res, nres, o.plot))
+				ret = MMT_EXIT_FAIL;
+		}
 	}
 out:
 	mms_out_flush();

@@ -93,10 +93,8 @@ static int mig_setup(struct mms_ctx *c)
 	long failed = 0;
 	long span = c->ptrs_per_pte * c->page;
 
-	if (n < 2) {
-		mms_err("migrate: needs two NUMA nodes with memory, this system has %d; skipped", n);
-		return MMS_EXIT_SKIP;
-	}
+	if (n < 2)
+		mms_die(MMS_EXIT_SKIP, "migrate: needs two NUMA nodes with memory, this system has %d; skipped", n);
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return MMT_EXIT_FAIL;

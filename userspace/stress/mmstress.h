@@ -13,6 +13,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#ifndef MMT_VERSION
+#define MMT_VERSION "0.0.0"
+#endif
+
 #define MMS_EXIT_SKIP	77	/* the workload cannot run here (one NUMA node, no O_DIRECT) */
 #define MMS_MAX_LIST	64
 #define MMS_MAX_THREADS	4096
@@ -38,15 +42,17 @@ struct mms_opts {
 	enum mms_format format;
 	enum mms_touch touch;
 	const char *cmd;		/* build: command run by /bin/sh -c */
+	const char *plot;		/* --plot: the SVG file, or NULL */
 	int quiet;
 };
 
 /* One measured run. */
 struct mms_result {
 	const char *workload;
-	int order;			/* -1: unknown */
+	int order;			/* set by --orders; -1: none (the knob left alone) */
+	int eff_order;			/* in force for mmstress during the run; -1: unknown */
 	int threads;
-	int repeat;			/* 1..N */
+	int run;			/* index of the run at its point, 1..--repeat */
 	long block;			/* dio block size, else 0 */
 	long long size;			/* bytes per thread */
 	long minflt, majflt;		/* rusage deltas, measured phase only */
@@ -72,6 +78,20 @@ struct mms_workload {
 	const char *size_label;	/* what mms_result.size is, for the table title */
 };
 
+/* What the results were measured on (meta.c); "" or -1: unknown / none. */
+enum { MMS_VIA_NONE, MMS_VIA_MODULE, MMS_VIA_KERNEL };
+struct mms_meta {
+	int argc;
+	char **argv;
+	char kernel[65], arch[65], date[32];
+	char thp[32], thp_shmem[32];
+	char file[4096], fs[64], fs_opts[512];	/* the test file, its file system */
+	int order_found;			/* the order at start */
+	int via;				/* MMS_VIA_*: how the order is reached */
+	char module_version[64];
+	char rule[4200];			/* the policy rule matching mmstress at start */
+};
+
 struct mms_ctx {
 	const struct mms_opts *o;
 	const struct mms_workload *w;
@@ -80,6 +100,7 @@ struct mms_ctx {
 	int max_order;			/* log2(ptrs_per_pte) */
 	int sweep_max_order;		/* highest order this invocation uses */
 	void *priv;			/* workload state */
+	struct mms_meta meta;
 };
 
 /* ---- util.c ---- */
@@ -184,11 +205,38 @@ extern const struct mms_workload mms_wl_seq, mms_wl_rand, mms_wl_sparse,
 /* the EOF/SIGBUS correctness probe (filemap.c), run by main.c */
 int mms_eofprobe(struct mms_ctx *c);
 
+/* ---- meta.c ---- */
+void mms_meta_init(struct mms_ctx *c, int argc, char **argv);
+/* the test file (mms_file_prepare calls it) */
+void mms_meta_file(struct mms_ctx *c, const char *path, int fd, int blockdev);
+/* The order in force for mmstress: the first policy rule matching it (rule[]
+ * gets its text), else the knob; -1 if unknown. */
+int mms_effective_order(char *rule, size_t len);
+
 /* ---- output.c ---- */
 int mms_out_flush(void);	/* 0, or -1 (EPIPE: mms_stop = SIGPIPE) */
-void mms_out_csv_header(void);
-void mms_out_csv_line(const struct mms_result *r);
-void mms_out_json(const struct mms_result *r, int n);
+/* "order" as each format writes "no order": null, an empty field, "-" */
+const char *mms_order_str(int order, enum mms_format f, char *buf, size_t len);
+/* The sweep's records: begin (CSV: '#' lines and the header), one per run
+ * (CSV: its line), end (JSON: the document; table), or skip (exit 77: the
+ * record of what ran, with the reason). */
+void mms_out_init(struct mms_ctx *c);		/* once, before setup */
+void mms_out_begin(const char *csv_cols);	/* NULL: the workloads' columns */
+int mms_out_add(const struct mms_result *r);	/* 0, or -1: out of memory */
+void mms_out_end(void);
+const struct mms_result *mms_out_records(int *n);
+void mms_out_skip(const char *reason);
+/* JSON's {"meta": {...}, "runs": [ and ]} around records written by the caller */
+void mms_out_json_open(const char *status, const char *reason);
+void mms_out_json_close(void);
 void mms_out_table(struct mms_ctx *c, const char *title, const struct mms_result *r, int n);
+
+/* ---- plot.c ---- */
+/* 0 if gnuplot can be run (else a message and MMT_EXIT_FAIL) */
+int mms_plot_check(void);
+/* The SVG of a sweep: order on x, faults and throughput, a line per thread
+ * count (and block size).  Written to a temporary file and renamed: never
+ * a partial FILE.  0, or MMT_EXIT_FAIL with a message. */
+int mms_plot(const struct mms_ctx *c, const struct mms_result *r, int n, const char *file);
 
 #endif

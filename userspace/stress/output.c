@@ -4,15 +4,23 @@
  * seed's layout: a row group per thread count, a column per order).
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "mmtune.h"
 #include "mmstress.h"
 
-#define CSV_COLS "workload,order,threads,repeat,minor_faults,major_faults,seconds," \
-	"throughput,unit,block,size,ops,vm_pgfault,vm_pgmajfault,vm_pgmigrate_success,vm_pgmigrate_fail"
+#define CSV_COLS "workload,order,effective_order,threads,run,minor_faults,major_faults," \
+	"seconds,throughput,unit,block,size,ops,vm_pgfault,vm_pgmajfault,vm_pgmigrate_success," \
+	"vm_pgmigrate_fail"
+
+static struct mms_ctx *oc;		/* the invocation the records belong to */
+static struct mms_result *recs;
+static int nrec, caprec;
+static int csv_begun, written;		/* CSV header out / the document is out */
 
 /*
  * SIGPIPE is ignored (main.c): a reader that went away (| head) shows up
@@ -28,44 +36,260 @@ int mms_out_flush(void)
 	return -1;
 }
 
-void mms_out_csv_header(void)
+const char *mms_order_str(int order, enum mms_format f, char *buf, size_t len)
 {
-	printf("%s\n", CSV_COLS);
+	if (order >= 0)
+		snprintf(buf, len, "%d", order);
+	else
+		snprintf(buf, len, "%s", f == FMT_JSON ? "null" : f == FMT_CSV ? "" : "-");
+	return buf;
+}
+
+/* ---- the metadata: the same keys as JSON members and as CSV '#' lines */
+
+static int meta_n;	/* members written so far (JSON commas) */
+
+static void meta_key(const char *key)
+{
+	if (oc->o->format == FMT_JSON)
+		printf("%s\n    \"%s\": ", meta_n++ ? "," : "", key);
+	else
+		printf("# %s: ", key);
+}
+
+static void meta_end(void)
+{
+	if (oc->o->format != FMT_JSON)
+		printf("\n");
+}
+
+/* a string; "" is JSON null, an empty CSV value */
+static void meta_str(const char *key, const char *v)
+{
+	meta_key(key);
+	if (oc->o->format == FMT_JSON) {
+		if (v && *v)
+			mmt_json_str(stdout, v);
+		else
+			printf("null");
+	} else if (v) {
+		for (; *v; v++)		/* one line whatever the path holds */
+			putchar((unsigned char)*v < ' ' ? '?' : *v);
+	}
+	meta_end();
+}
+
+/* a number; < 0 is "none" (null, empty) */
+static void meta_num(const char *key, long long v)
+{
+	meta_key(key);
+	if (v >= 0)
+		printf("%lld", v);
+	else if (oc->o->format == FMT_JSON)
+		printf("null");
+	meta_end();
+}
+
+/* a list of numbers; n == 0 is "none" */
+static void meta_list(const char *key, const long *v, int n)
+{
+	int json = oc->o->format == FMT_JSON;
+
+	meta_key(key);
+	if (json && !n)
+		printf("null");
+	else if (json)
+		printf("[");
+	for (int i = 0; i < n; i++)
+		printf("%s%ld", i ? (json ? ", " : ",") : "", v[i]);
+	if (json && n)
+		printf("]");
+	meta_end();
+}
+
+static void meta_command(void)
+{
+	const struct mms_meta *m = &oc->meta;
+
+	meta_key("command");
+	if (oc->o->format == FMT_JSON)
+		printf("[");
+	for (int i = 0; i < m->argc; i++) {
+		if (oc->o->format == FMT_JSON) {
+			printf("%s", i ? ", " : "");
+			mmt_json_str(stdout, m->argv[i]);
+		} else {
+			printf("%s", i ? " " : "");
+			for (const char *a = m->argv[i]; *a; a++)
+				putchar((unsigned char)*a < ' ' ? '?' : *a);
+		}
+	}
+	if (oc->o->format == FMT_JSON)
+		printf("]");
+	meta_end();
+}
+
+static void meta_write(const char *status, const char *reason)
+{
+	const struct mms_opts *o = oc->o;
+	const struct mms_meta *m = &oc->meta;
+	static const char *const via[] = { "", "module", "kernel" };
+	long threads[MMS_MAX_LIST];
+	int wants_blocks = oc->w && oc->w->uses_blocks;
+
+	for (int i = 0; i < o->nthreads; i++)
+		threads[i] = o->threads[i];
+	meta_n = 0;
+	meta_str("tool", "mmstress");
+	meta_str("mmtune_version", MMT_VERSION);
+	meta_command();
+	meta_str("workload", o->workload);
+	meta_str("date", m->date);
+	meta_str("kernel", m->kernel);
+	meta_str("arch", m->arch);
+	meta_num("page_size", oc->page);
+	meta_num("ptrs_per_pte", oc->ptrs_per_pte);
+	meta_num("max_order", oc->max_order);
+	meta_str("thp", m->thp);
+	meta_str("thp_shmem", m->thp_shmem);
+	meta_str("file", m->file);
+	meta_str("file_fs", m->fs);
+	meta_str("file_fs_options", m->fs_opts);
+	meta_str("order_via", via[m->via]);
+	meta_str("module_version", m->module_version);
+	meta_num("order_found", m->order_found);
+	meta_str("policy_rule", m->rule);
+	meta_list("orders", o->orders, o->norders);
+	meta_list("threads", threads, o->nthreads);
+	meta_list("blocks", o->blocks, wants_blocks ? o->nblocks : 0);
+	meta_num("repeat", o->repeat);
+	meta_num("warmup", o->warmup);
+	if (status) {
+		meta_str("status", status);
+		meta_str("reason", reason);
+	}
+}
+
+void mms_out_init(struct mms_ctx *c)
+{
+	oc = c;
+}
+
+void mms_out_begin(const char *csv_cols)
+{
+	if (oc->o->format != FMT_CSV || csv_begun)
+		return;
+	meta_write(NULL, NULL);
+	printf("%s\n", csv_cols ? csv_cols : CSV_COLS);
+	csv_begun = 1;
 	mms_out_flush();
 }
 
-void mms_out_csv_line(const struct mms_result *r)
+static void csv_line(const struct mms_result *r)
 {
-	char order[16] = "";
+	char order[16], eff[16];
 
-	if (r->order >= 0)
-		snprintf(order, sizeof(order), "%d", r->order);
-	printf("%s,%s,%d,%d,%ld,%ld,%.6f,%.3f,%s,%ld,%lld,%lld,%lld,%lld,%lld,%lld\n",
-	       r->workload, order, r->threads, r->repeat, r->minflt, r->majflt, r->seconds,
-	       r->throughput, r->unit, r->block, r->size, r->ops, r->vm_pgfault, r->vm_pgmajfault,
-	       r->vm_pgmigrate_success, r->vm_pgmigrate_fail);
+	printf("%s,%s,%s,%d,%d,%ld,%ld,%.6f,%.3f,%s,%ld,%lld,%lld,%lld,%lld,%lld,%lld\n",
+	       r->workload, mms_order_str(r->order, FMT_CSV, order, sizeof(order)),
+	       mms_order_str(r->eff_order, FMT_CSV, eff, sizeof(eff)), r->threads, r->run,
+	       r->minflt, r->majflt, r->seconds, r->throughput, r->unit, r->block, r->size, r->ops,
+	       r->vm_pgfault, r->vm_pgmajfault, r->vm_pgmigrate_success, r->vm_pgmigrate_fail);
 	mms_out_flush();
 }
 
-void mms_out_json(const struct mms_result *res, int n)
+int mms_out_add(const struct mms_result *r)
 {
-	printf("[");
-	for (int i = 0; i < n; i++) {
-		const struct mms_result *r = &res[i];
-		char order[16] = "null";
+	if (nrec == caprec) {
+		int cap = caprec ? caprec * 2 : 64;
+		struct mms_result *n = realloc(recs, cap * sizeof(*n));
 
-		if (r->order >= 0)
-			snprintf(order, sizeof(order), "%d", r->order);
-		printf("%s\n  {\"workload\": \"%s\", \"order\": %s, \"threads\": %d, \"repeat\": %d, "
+		if (!n)
+			return -1;
+		recs = n;
+		caprec = cap;
+	}
+	recs[nrec++] = *r;
+	if (oc->o->format == FMT_CSV)
+		csv_line(r);
+	return 0;
+}
+
+const struct mms_result *mms_out_records(int *n)
+{
+	*n = nrec;
+	return recs;
+}
+
+void mms_out_json_open(const char *status, const char *reason)
+{
+	printf("{\"meta\": {");
+	meta_write(status, reason);
+	printf("\n  },\n  \"runs\": [");
+}
+
+void mms_out_json_close(void)
+{
+	printf("\n  ]\n}\n");
+	mms_out_flush();
+}
+
+static void json_runs(void)
+{
+	for (int i = 0; i < nrec; i++) {
+		const struct mms_result *r = &recs[i];
+		char order[16], eff[16];
+
+		printf("%s\n    {\"workload\": \"%s\", \"order\": %s, \"effective_order\": %s, "
+		       "\"threads\": %d, \"run\": %d, "
 		       "\"minor_faults\": %ld, \"major_faults\": %ld, \"seconds\": %.6f, "
 		       "\"throughput\": %.3f, \"unit\": \"%s\", \"block\": %ld, \"size\": %lld, "
 		       "\"ops\": %lld, \"vm_pgfault\": %lld, \"vm_pgmajfault\": %lld, "
 		       "\"vm_pgmigrate_success\": %lld, \"vm_pgmigrate_fail\": %lld}",
-		       i ? "," : "", r->workload, order, r->threads, r->repeat, r->minflt, r->majflt,
-		       r->seconds, r->throughput, r->unit, r->block, r->size, r->ops, r->vm_pgfault,
-		       r->vm_pgmajfault, r->vm_pgmigrate_success, r->vm_pgmigrate_fail);
+		       i ? "," : "", r->workload, mms_order_str(r->order, FMT_JSON, order, sizeof(order)),
+		       mms_order_str(r->eff_order, FMT_JSON, eff, sizeof(eff)), r->threads, r->run,
+		       r->minflt, r->majflt, r->seconds, r->throughput, r->unit, r->block, r->size,
+		       r->ops, r->vm_pgfault, r->vm_pgmajfault, r->vm_pgmigrate_success,
+		       r->vm_pgmigrate_fail);
 	}
-	printf("%s]\n", n ? "\n" : "");
+}
+
+void mms_out_end(void)
+{
+	if (written || mms_stop == SIGPIPE)	/* no reader left */
+		return;
+	written = 1;
+	if (oc->o->format == FMT_JSON) {
+		mms_out_json_open(mms_stop ? "interrupted" : "done", NULL);
+		json_runs();
+		mms_out_json_close();
+	} else if (oc->o->format == FMT_TABLE && nrec) {
+		mms_out_table(oc, oc->w->name, recs, nrec);
+	}
+}
+
+/*
+ * Exit 77: the record of what ran (often nothing) and why the rest could
+ * not.  CSV: '#' status and reason lines (before the header when setup
+ * skipped); JSON: the document with status "skipped".
+ */
+void mms_out_skip(const char *reason)
+{
+	if (!oc || written || mms_stop == SIGPIPE)
+		return;
+	written = 1;
+	if (oc->o->format == FMT_CSV) {
+		if (!csv_begun)
+			meta_write(NULL, NULL);
+		meta_str("status", "skipped");
+		meta_str("reason", reason);
+		if (!csv_begun)
+			printf("%s\n", CSV_COLS);
+		mms_out_flush();
+	} else if (oc->o->format == FMT_JSON) {
+		mms_out_json_open("skipped", reason);
+		json_runs();
+		mms_out_json_close();
+	}
 }
 
 struct agg {
@@ -87,6 +311,56 @@ static void agg_fmt(char *buf, size_t len, double sum, double sum2, int n, const
 	}
 }
 
+/* A table column: the order set, or without --orders the one in force. */
+static int column(const struct mms_result *r)
+{
+	return r->order >= 0 ? r->order : r->eff_order;
+}
+
+/* What the figures were measured on, in one line. */
+static void table_context(const struct mms_ctx *c)
+{
+	const struct mms_meta *m = &c->meta;
+
+	printf("Linux %s %s, THP %s (shmem %s), mmtune %s", m->kernel, m->arch,
+	       *m->thp ? m->thp : "-", *m->thp_shmem ? m->thp_shmem : "-", MMT_VERSION);
+	if (*m->file) {
+		/* tmpfs's huge= decides its folios, so the fault counts */
+		const char *h = strstr(m->fs_opts, "huge=");
+
+		printf(", file %s (%s%s%.*s)", m->file, m->fs, h ? " " : "",
+		       h ? (int)strcspn(h, ",") : 0, h ? h : "");
+	}
+	printf("\n");
+}
+
+/*
+ * The order mmstress really had, where it is not the column's: a policy
+ * rule governs it (mmtunectl tune), or someone wrote the knob meanwhile.
+ */
+static void effective_row(const struct mms_result *r, int n, const int *orders, int no, int w)
+{
+	char cell[64];
+	int differs = 0;
+
+	for (int i = 0; i < n; i++)
+		differs |= r[i].order >= 0 && r[i].eff_order != r[i].order;
+	if (!differs)
+		return;
+	printf("%-22s", "effective order");
+	for (int j = 0; j < no; j++) {
+		int e = -1;
+
+		for (int i = 0; i < n; i++)
+			if (column(&r[i]) == orders[j]) {
+				e = r[i].eff_order;
+				break;
+			}
+		printf("%*s", w, mms_order_str(e, FMT_TABLE, cell, sizeof(cell)));
+	}
+	printf("\n");
+}
+
 void mms_out_table(struct mms_ctx *c, const char *title, const struct mms_result *r, int n)
 {
 	int orders[MMS_MAX_LIST], no = 0;
@@ -97,16 +371,16 @@ void mms_out_table(struct mms_ctx *c, const char *title, const struct mms_result
 	for (int i = 0; i < n; i++) {
 		int j;
 
-		for (j = 0; j < no && orders[j] != r[i].order; j++)
+		for (j = 0; j < no && orders[j] != column(&r[i]); j++)
 			;
 		if (j == no && no < MMS_MAX_LIST)
-			orders[no++] = r[i].order;
+			orders[no++] = column(&r[i]);
 		for (j = 0; j < ng && !(grp[j].threads == r[i].threads && grp[j].block == r[i].block); j++)
 			;
 		if (j == ng)
 			grp[ng].threads = r[i].threads, grp[ng].block = r[i].block, ng++;
-		if (r[i].repeat > rep)
-			rep = r[i].repeat;
+		if (r[i].run > rep)
+			rep = r[i].run;
 	}
 	spread = rep > 1;
 	w = spread ? 20 : 14;
@@ -118,14 +392,12 @@ void mms_out_table(struct mms_ctx *c, const char *title, const struct mms_result
 	}
 	printf("%s: %spage %ld bytes, %d run%s per point%s\n", title, sz, c->page, rep,
 	       rep > 1 ? "s" : "", spread ? " (mean±relative stddev)" : "");
+	table_context(c);
 	printf("%-22s", "FAULT_AROUND_ORDER");
-	for (int j = 0; j < no; j++) {
-		if (orders[j] < 0)
-			printf("%*s", w, "current");
-		else
-			printf("%*d", w, orders[j]);
-	}
+	for (int j = 0; j < no; j++)
+		printf("%*s", w, mms_order_str(orders[j], FMT_TABLE, cell, sizeof(cell)));
 	printf("\n");
+	effective_row(r, n, orders, no, w);
 	for (int g = 0; g < ng; g++) {
 		struct agg a[MMS_MAX_LIST];
 		const char *unit = "";
@@ -137,7 +409,7 @@ void mms_out_table(struct mms_ctx *c, const char *title, const struct mms_result
 
 			if (r[i].threads != grp[g].threads || r[i].block != grp[g].block)
 				continue;
-			for (j = 0; j < no && orders[j] != r[i].order; j++)
+			for (j = 0; j < no && orders[j] != column(&r[i]); j++)
 				;
 			if (j == no)
 				continue;

@@ -65,11 +65,16 @@ void mms_warn(const char *fmt, ...)
 
 void mms_die(int code, const char *fmt, ...)
 {
+	char buf[1024];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vmsg("", fmt, ap);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
+	mms_err("%s", buf);
+	/* a skip still leaves its record (CSV, JSON), with the reason */
+	if (code == MMS_EXIT_SKIP)
+		mms_out_skip(buf);
 	mms_cleanup_run();
 	exit(code);
 }
@@ -621,6 +626,7 @@ int mms_file_prepare(struct mms_ctx *c, struct mms_file *f, long long size, long
 			mms_die(MMT_EXIT_USAGE, "--file %s: not a regular file or directory", path);
 		}
 		snprintf(f->path, sizeof(f->path), "%s", path);
+		mms_meta_file(c, f->path, f->fd, f->is_blockdev);
 		err = mms_cache_file(f->fd, size);
 		if (err)
 			return err == -EINTR ? err : MMT_EXIT_FAIL;
@@ -669,6 +675,7 @@ int mms_file_prepare(struct mms_ctx *c, struct mms_file *f, long long size, long
 	}
 	f->created = 1;
 	mms_cleanup_add_file(f->path);
+	mms_meta_file(c, f->path, f->fd, 0);
 	if (ftruncate(f->fd, size) != 0)
 		mms_die(MMT_EXIT_FAIL, "%s: cannot size it to %lld bytes: %s", f->path, size, strerror(errno));
 	err = (fill ? fill : mms_fill_all)(f->fd, size, arg);

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What a result was measured on, so that a CSV or JSON file can be read
+ * later without the machine: kernel, arch, page size, THP mode, the test
+ * file and its file system, and the order each run really had (the knob,
+ * or the policy rule that governs mmstress itself: mmtunectl tune runs
+ * it under a cgroup= rule).
+ */
+#define _GNU_SOURCE
+#include <linux/magic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mmtune.h"
+#include "mmstress.h"
+
+/* The bracketed word of a THP sysfs file ("always [madvise] never"). */
+static void thp_mode(const char *path, char *out, size_t len)
+{
+	char buf[256], *a, *b;
+	FILE *f = fopen(path, "re");
+
+	out[0] = 0;
+	if (!f)
+		return;
+	if (fgets(buf, sizeof(buf), f) && (a = strchr(buf, '[')) && (b = strchr(a, ']'))) {
+		*b = 0;
+		snprintf(out, len, "%s", a + 1);
+	}
+	fclose(f);
+}
+
+/* Copy the next blank-separated field of *p into out; 0 when there is none. */
+static int field(char **p, char *out, size_t len)
+{
+	char *s = *p, *e;
+
+	while (*s == ' ')
+		s++;
+	if (!*s || *s == '\n')
+		return 0;
+	for (e = s; *e && *e != ' ' && *e != '\n'; e++)
+		;
+	snprintf(out, len, "%.*s", (int)(e - s), s);
+	*p = e;
+	return 1;
+}
+
+/*
+ * The file system holding fd: the mountinfo line of its device gives the
+ * type and super options (tmpfs's huge= among them); statfs's magic only
+ * when mountinfo is unreadable.
+ */
+static void file_fs(int fd, char *fs, size_t fslen, char *opts, size_t olen)
+{
+	struct stat st;
+	struct statfs sf;
+	char line[4096], f[1024], dev[32];
+	FILE *mi;
+
+	fs[0] = opts[0] = 0;
+	if (fstat(fd, &st) != 0)
+		return;
+	snprintf(dev, sizeof(dev), "%u:%u", major(st.st_dev), minor(st.st_dev));
+	mi = fopen("/proc/self/mountinfo", "re");
+	while (mi && fgets(line, sizeof(line), mi)) {
+		char *p = line;
+		int i;
+
+		/* id parent MAJ:MIN root mountpoint opts [optional...] - type source superopts */
+		for (i = 0; i < 3 && field(&p, f, sizeof(f)); i++)
+			;
+		if (i < 3 || strcmp(f, dev))
+			continue;
+		while (field(&p, f, sizeof(f)) && strcmp(f, "-"))
+			;
+		if (field(&p, fs, fslen) && field(&p, f, sizeof(f)))
+			field(&p, opts, olen);
+		break;
+	}
+	if (mi)
+		fclose(mi);
+	if (fs[0] || fstatfs(fd, &sf) != 0)
+		return;
+	switch ((unsigned long)sf.f_type) {
+	case TMPFS_MAGIC: snprintf(fs, fslen, "tmpfs"); break;
+	case EXT4_SUPER_MAGIC: snprintf(fs, fslen, "ext2/3/4"); break;
+	case BTRFS_SUPER_MAGIC: snprintf(fs, fslen, "btrfs"); break;
+	case V9FS_MAGIC: snprintf(fs, fslen, "9p"); break;
+	default: snprintf(fs, fslen, "0x%lx", (unsigned long)sf.f_type); break;
+	}
+}
+
+void mms_meta_file(struct mms_ctx *c, const char *path, int fd, int blockdev)
+{
+	struct mms_meta *m = &c->meta;
+
+	snprintf(m->file, sizeof(m->file), "%s", path);
+	if (blockdev)
+		snprintf(m->fs, sizeof(m->fs), "block device");
+	else
+		file_fs(fd, m->fs, sizeof(m->fs), m->fs_opts, sizeof(m->fs_opts));
+}
+
+/* This process's cgroup v2 path (/proc/self/cgroup "0::PATH"), or "". */
+static void own_cgroup(char *out, size_t len)
+{
+	char line[4096];
+	FILE *f = fopen("/proc/self/cgroup", "re");
+
+	out[0] = 0;
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "0::", 3)) {
+			line[strcspn(line, "\n")] = 0;
+			snprintf(out, len, "%s", line + 3);
+			break;
+		}
+	if (f)
+		fclose(f);
+}
+
+/* Does rule text KEY=VALUE (the part before " order=") name this process? */
+static int rule_matches(const char *key, const char *val, const char *comm, const char *cg)
+{
+	size_t n = strlen(val);
+
+	if (!strcmp(key, "comm"))
+		return !strcmp(val, comm);
+	if (!strcmp(key, "pid"))
+		return atol(val) == (long)getpid();
+	if (!strcmp(key, "cgroup"))
+		return !strcmp(val, "/") || (!strncmp(cg, val, n) && (cg[n] == 0 || cg[n] == '/'));
+	return 0;
+}
+
+/*
+ * The policy's first rule matching this process (first match wins, as in
+ * the module): its order, the rule in rule[]; -1 when none matches or the
+ * policy cannot be read (no module, not root, lockdown).
+ */
+static int policy_order(char *rule, size_t len)
+{
+	static char buf[32768];
+	char comm[64] = "", cg[4096], *line, *save = NULL;
+	FILE *f;
+
+	rule[0] = 0;
+	if (!mmt_module_loaded() || mmt_knob_read("policy", buf, sizeof(buf)) != 0)
+		return -1;
+	f = fopen("/proc/self/comm", "re");
+	if (f) {
+		if (fgets(comm, sizeof(comm), f))
+			comm[strcspn(comm, "\n")] = 0;
+		fclose(f);
+	}
+	own_cgroup(cg, sizeof(cg));
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char key[16], val[4096];
+		int order;
+
+		if (line[0] == '#')
+			continue;
+		if (sscanf(line, "%15[a-z]=%4095s order=%d", key, val, &order) != 3 || order < 0)
+			continue;
+		if (rule_matches(key, val, comm, cg)) {
+			snprintf(rule, len, "%s=%s order=%d", key, val, order);
+			return order;
+		}
+	}
+	return -1;
+}
+
+int mms_effective_order(char *rule, size_t len)
+{
+	int order = policy_order(rule, len);
+
+	if (order >= 0)
+		return order;
+	return mmt_order_get(&order, NULL) == 0 ? order : -1;
+}
+
+void mms_meta_init(struct mms_ctx *c, int argc, char **argv)
+{
+	struct mms_meta *m = &c->meta;
+	struct utsname u;
+	time_t now = time(NULL);
+	int via = 0;
+
+	m->argc = argc;
+	m->argv = argv;
+	if (uname(&u) == 0) {
+		snprintf(m->kernel, sizeof(m->kernel), "%s", u.release);
+		snprintf(m->arch, sizeof(m->arch), "%s", u.machine);
+	}
+	strftime(m->date, sizeof(m->date), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	thp_mode("/sys/kernel/mm/transparent_hugepage/enabled", m->thp, sizeof(m->thp));
+	thp_mode("/sys/kernel/mm/transparent_hugepage/shmem_enabled", m->thp_shmem,
+		 sizeof(m->thp_shmem));
+	if (mmt_order_get(&m->order_found, &via) == 0)
+		m->via = via ? MMS_VIA_KERNEL : MMS_VIA_MODULE;
+	else
+		m->order_found = -1, m->via = MMS_VIA_NONE;
+	policy_order(m->rule, sizeof(m->rule));
+	if (m->via == MMS_VIA_MODULE) {
+		struct mmt_kv kv[64];
+		int n = mmt_info(kv, 64);
+		const char *v = n > 0 ? mmt_kv_get(kv, n, "version") : NULL;
+
+		snprintf(m->module_version, sizeof(m->module_version), "%s", v ? v : "");
+	}
+}
