@@ -256,12 +256,14 @@ static noinline void notrace fault_around_traced(struct ftrace_regs *fregs)
 	fault_around_count(fregs);
 }
 
+/*
+ * Events out of line, behind their static keys: inlined, their locals
+ * would give the hot handlers a stack frame (and a stack-protector check).
+ */
 static void notrace fault_around_entry(struct mmtune_hook *h,
 				       unsigned long pip,
 				       struct ftrace_regs *fregs)
 {
-	int order;
-
 	hook_fired(h);
 	if (trace_fault_around_enabled()) {
 		fault_around_traced(fregs);
@@ -269,8 +271,16 @@ static void notrace fault_around_entry(struct mmtune_hook *h,
 	}
 	/* first: the counters see the window filemap_map_pages gets */
 	if (READ_ONCE(policy_on))
-		mmtune_policy_fault_around(fregs, &order);
+		mmtune_policy_fault_around(fregs, NULL);
 	fault_around_count(fregs);
+}
+
+/* The rest of set_pte_entry while someone listens (see above). */
+static noinline void notrace mapped_traced(unsigned int nr)
+{
+	trace_fault_around_mapped(nr);
+	if (READ_ONCE(policy_on))
+		mmtune_policy_mapped(nr);
 }
 
 static void notrace set_pte_entry(struct mmtune_hook *h, unsigned long pip,
@@ -286,7 +296,10 @@ static void notrace set_pte_entry(struct mmtune_hook *h, unsigned long pip,
 		nr = (u32)mmtune_fregs_arg(fregs, set_pte_nr_arg);
 	if (READ_ONCE(count_on))
 		mmtune_ctr_add(MMT_CTR_FA_MAPPED, nr);
-	trace_fault_around_mapped(nr);
+	if (trace_fault_around_mapped_enabled()) {
+		mapped_traced(nr);
+		return;
+	}
 	if (READ_ONCE(policy_on))
 		mmtune_policy_mapped(nr);
 }

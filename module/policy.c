@@ -219,7 +219,8 @@ int notrace mmtune_policy_fault_around(struct ftrace_regs *fregs,
 	order = idx < set->nr ? set->rule[idx].order : READ_ONCE(mmtune_fa_base);
 	this_cpu_inc(set->ctr[idx].hits);
 	WRITE_ONCE(slot_of_current()->v, (unsigned long)current | idx);
-	*order_out = order;
+	if (order_out)
+		*order_out = order;
 
 	pgoff = vmf->pgoff;
 	if (start > pgoff || pgoff > end)

@@ -15,7 +15,8 @@ struct ftrace_regs;
  * 1 and 2) to the order of the first rule that matches the task, or to
  * the default order when none does.  It only ever shrinks the window.
  * Returns the index of that rule, -1 for none; *@order is set to the
- * order it narrowed to (left alone when no rule set is in place).
+ * order it narrowed to unless @order is NULL (left alone when no rule
+ * set is in place).
  */
 int mmtune_policy_fault_around(struct ftrace_regs *fregs, int *order);
 
