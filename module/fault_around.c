@@ -29,6 +29,7 @@
 #include <linux/uaccess.h>
 
 #include "mmtune.h"
+#include "mmtune_trace.h"
 
 typedef int (*attr_get_t)(void *data, u64 *val);
 typedef int (*attr_set_t)(void *data, u64 val);
@@ -81,6 +82,7 @@ unsigned int mmtune_fa_base;	/* read by the policy's fault path */
 static bool fa_base_ours;
 static bool fa_raised;
 static unsigned int fa_floor;
+static unsigned int fa_traced_base;	/* the base the last event showed */
 static DEFINE_MUTEX(fa_lock);
 
 /*
@@ -140,10 +142,41 @@ static unsigned int bytes_to_order(u64 bytes)
 	return pages ? ilog2(pages) : 0;
 }
 
-/* Write @order into the kernel and read it back.  Caller holds fa_lock. */
-static int fa_set_order_locked(unsigned int order)
+/*
+ * The mmtune:order_change event, if the kernel's size went from
+ * @old_bytes to @new_bytes or the base changed since the last one.
+ * Caller holds fa_lock (or is the only one left: unload).
+ */
+static void fa_trace_change(u64 old_bytes, u64 new_bytes,
+			    enum mmtune_order_src src)
 {
-	u64 bytes = (u64)PAGE_SIZE << order, now;
+	unsigned int old = bytes_to_order(old_bytes);
+	unsigned int to = bytes_to_order(new_bytes);
+
+	if (old == to && mmtune_fa_base == fa_traced_base)
+		return;
+	fa_traced_base = mmtune_fa_base;
+	trace_order_change(old, to, mmtune_fa_base, src);
+}
+
+/*
+ * The order the kernel holds at this moment, without fa_lock, or -1: for
+ * the fault_around event only, while someone listens (fa_get is a
+ * verified indirect-branch target, a plain read of one variable).
+ */
+int notrace mmtune_fa_kernel_order_now(void)
+{
+	u64 bytes;
+
+	if (READ_ONCE(fa_state) != FA_READY || fa_read_bytes(&bytes))
+		return -1;
+	return bytes_to_order(bytes);
+}
+
+/* Write @order into the kernel and read it back.  Caller holds fa_lock. */
+static int fa_set_order_locked(unsigned int order, enum mmtune_order_src src)
+{
+	u64 bytes = (u64)PAGE_SIZE << order, now, old = fa_written;
 	int ret;
 
 	if (order > mmtune_max_order())
@@ -160,6 +193,7 @@ static int fa_set_order_locked(unsigned int order)
 		       now, bytes);
 		return -EIO;
 	}
+	fa_trace_change(old, bytes, src);
 	return 0;
 }
 
@@ -171,12 +205,15 @@ static int fa_sync_locked(u64 *live)
 {
 	int ret = fa_read_bytes(live);
 
+	u64 old = fa_written;
+
 	if (ret || *live == fa_written)
 		return ret;
 	fa_written = *live;
 	fa_user_bytes = *live;
 	WRITE_ONCE(mmtune_fa_base, bytes_to_order(*live));
 	fa_base_ours = false;
+	fa_trace_change(old, *live, MMT_SRC_KERNEL);
 	if (fa_raised)
 		pr_info("fault-around order set to %u through the kernel's own file: the base order under the policy\n",
 			mmtune_fa_base);
@@ -190,7 +227,7 @@ static unsigned int fa_want(void)
 }
 
 /* Sync, then make the kernel hold fa_want().  Caller holds fa_lock. */
-static int fa_apply_locked(bool always)
+static int fa_apply_locked(bool always, enum mmtune_order_src src)
 {
 	u64 live;
 	int ret;
@@ -200,7 +237,7 @@ static int fa_apply_locked(bool always)
 		return ret;
 	if (!always && live == (u64)PAGE_SIZE << fa_want())
 		return 0;
-	return fa_set_order_locked(fa_want());
+	return fa_set_order_locked(fa_want(), src);
 }
 
 /* The base order: the kernel's own unless the policy raised it. */
@@ -234,7 +271,7 @@ int mmtune_fa_kernel_order(unsigned int *order)
 }
 
 /* A user's write (knob or parameter): the new base.  Holds fa_lock. */
-static int fa_set_base_locked(unsigned int order)
+static int fa_set_base_locked(unsigned int order, enum mmtune_order_src src)
 {
 	unsigned int old_base = mmtune_fa_base;
 	bool old_ours = fa_base_ours;
@@ -250,7 +287,7 @@ static int fa_set_base_locked(unsigned int order)
 		return ret;
 	WRITE_ONCE(mmtune_fa_base, order);
 	fa_base_ours = ((u64)PAGE_SIZE << order) != fa_user_bytes;
-	ret = fa_apply_locked(true);
+	ret = fa_apply_locked(true, src);
 	if (ret) {
 		WRITE_ONCE(mmtune_fa_base, old_base);
 		fa_base_ours = old_ours;
@@ -263,7 +300,7 @@ int mmtune_fa_set_order(unsigned int order)
 	int ret;
 
 	mutex_lock(&fa_lock);
-	ret = fa_set_base_locked(order);
+	ret = fa_set_base_locked(order, MMT_SRC_KNOB);
 	mutex_unlock(&fa_lock);
 	return ret;
 }
@@ -285,7 +322,7 @@ int mmtune_fa_raise(unsigned int floor)
 		old_floor = fa_floor;
 		fa_raised = true;
 		fa_floor = floor;
-		ret = fa_apply_locked(false);
+		ret = fa_apply_locked(false, MMT_SRC_RAISE);
 		if (ret) {
 			fa_raised = old_raised;
 			fa_floor = old_floor;
@@ -299,7 +336,7 @@ void mmtune_fa_unraise(void)
 {
 	mutex_lock(&fa_lock);
 	fa_raised = false;
-	if (fa_state == FA_READY && fa_apply_locked(false))
+	if (fa_state == FA_READY && fa_apply_locked(false, MMT_SRC_RESTORE))
 		pr_err("could not put the base fault-around order %u back\n",
 		       mmtune_fa_base);
 	mutex_unlock(&fa_lock);
@@ -308,7 +345,7 @@ void mmtune_fa_unraise(void)
 void mmtune_fa_sync(void)
 {
 	mutex_lock(&fa_lock);
-	if (fa_state == FA_READY && fa_apply_locked(false))
+	if (fa_state == FA_READY && fa_apply_locked(false, MMT_SRC_RAISE))
 		pr_err("could not raise the fault-around order to %u\n",
 		       fa_want());
 	mutex_unlock(&fa_lock);
@@ -363,7 +400,7 @@ static int order_param_set(const char *val, const struct kernel_param *kp)
 		ret = 0;
 	} else {
 		/* no knob or unloading: say so, never a silent no-op */
-		ret = fa_set_base_locked(order);
+		ret = fa_set_base_locked(order, MMT_SRC_PARAM);
 	}
 	mutex_unlock(&fa_lock);
 	return ret;
@@ -541,7 +578,7 @@ static int find_knob(void)
 /* fault_around_order= at load; on failure the kernel's size goes back. */
 static int fa_apply_pending_locked(void)
 {
-	int ret = fa_set_base_locked(pending_order);
+	int ret = fa_set_base_locked(pending_order, MMT_SRC_PARAM);
 
 	if (!ret && (test_fault & 1)) {
 		pr_err("test_fault=1: failing the read-back check\n");
@@ -584,6 +621,7 @@ static int fa_init(struct dentry *dir)
 	fa_written = loaded_bytes;
 	fa_user_bytes = loaded_bytes;
 	WRITE_ONCE(mmtune_fa_base, loaded_order);
+	fa_traced_base = loaded_order;
 	fa_state = FA_READY;
 	strscpy(fa_reason, "on", sizeof(fa_reason));
 
@@ -610,9 +648,14 @@ static void fa_exit(void)
 	 */
 	mutex_lock(&fa_lock);
 	if (fa_state == FA_READY && !fa_sync_locked(&now) && fa_base_ours &&
-	    now != loaded_bytes && fa_write_bytes(loaded_bytes))
-		pr_err("could not restore fault-around size %llu\n",
-		       loaded_bytes);
+	    now != loaded_bytes) {
+		if (fa_write_bytes(loaded_bytes))
+			pr_err("could not restore fault-around size %llu\n",
+			       loaded_bytes);
+		else
+			trace_order_change(bytes_to_order(now), loaded_order,
+					   loaded_order, MMT_SRC_UNLOAD);
+	}
 	fa_state = FA_GONE;
 	mutex_unlock(&fa_lock);
 }

@@ -78,6 +78,7 @@
 #include "compat.h"
 #include "hooks.h"
 #include "policy.h"
+#include "mmtune_trace.h"
 
 enum mmtune_hook_mech {
 	MMT_MECH_FTRACE,
@@ -206,16 +207,11 @@ static void notrace fault_entry(struct mmtune_hook *h, unsigned long pip,
 	mmtune_ctr_add(MMT_CTR_FAULTS, 1);
 }
 
-static void notrace fault_around_entry(struct mmtune_hook *h,
-				       unsigned long pip,
-				       struct ftrace_regs *fregs)
+/* The counters' part of the filemap_map_pages hook. */
+static __always_inline void fault_around_count(struct ftrace_regs *fregs)
 {
 	unsigned long start, end;
 
-	hook_fired(h);
-	/* first: the counters see the window filemap_map_pages gets */
-	if (READ_ONCE(policy_on))
-		mmtune_policy_fault_around(fregs);
 	if (!READ_ONCE(count_on))
 		return;
 	start = mmtune_fregs_arg(fregs, 1);
@@ -232,6 +228,61 @@ static void notrace fault_around_entry(struct mmtune_hook *h,
 	}
 }
 
+/*
+ * The hook while someone listens to mmtune:fault_around: the same work,
+ * plus the event with the window before and after the policy, the order
+ * in force (the rule's, else the kernel's) and the rule (-1: none).
+ */
+static noinline void notrace fault_around_traced(struct ftrace_regs *fregs)
+{
+	const struct vm_fault *vmf = (void *)mmtune_fregs_arg(fregs, 0);
+	unsigned long req_start = mmtune_fregs_arg(fregs, 1);
+	unsigned long req_end = mmtune_fregs_arg(fregs, 2);
+	int order = -1, rule = -1;
+
+	if (READ_ONCE(policy_on))
+		rule = mmtune_policy_fault_around(fregs, &order);
+	if (order < 0)
+		order = mmtune_fa_kernel_order_now();
+	if (vmf && order >= 0) {
+		const struct file *f = vmf->vma->vm_file;
+		const struct inode *inode = f ? file_inode(f) : NULL;
+
+		trace_fault_around(vmf, inode ? inode->i_sb->s_dev : 0,
+				   inode ? inode->i_ino : 0, req_start, req_end,
+				   mmtune_fregs_arg(fregs, 1),
+				   mmtune_fregs_arg(fregs, 2), order, rule);
+	}
+	fault_around_count(fregs);
+}
+
+/*
+ * Events out of line, behind their static keys: inlined, their locals
+ * would give the hot handlers a stack frame (and a stack-protector check).
+ */
+static void notrace fault_around_entry(struct mmtune_hook *h,
+				       unsigned long pip,
+				       struct ftrace_regs *fregs)
+{
+	hook_fired(h);
+	if (trace_fault_around_enabled()) {
+		fault_around_traced(fregs);
+		return;
+	}
+	/* first: the counters see the window filemap_map_pages gets */
+	if (READ_ONCE(policy_on))
+		mmtune_policy_fault_around(fregs, NULL);
+	fault_around_count(fregs);
+}
+
+/* The rest of set_pte_entry while someone listens (see above). */
+static noinline void notrace mapped_traced(unsigned int nr)
+{
+	trace_fault_around_mapped(nr);
+	if (READ_ONCE(policy_on))
+		mmtune_policy_mapped(nr);
+}
+
 static void notrace set_pte_entry(struct mmtune_hook *h, unsigned long pip,
 				  struct ftrace_regs *fregs)
 {
@@ -245,6 +296,10 @@ static void notrace set_pte_entry(struct mmtune_hook *h, unsigned long pip,
 		nr = (u32)mmtune_fregs_arg(fregs, set_pte_nr_arg);
 	if (READ_ONCE(count_on))
 		mmtune_ctr_add(MMT_CTR_FA_MAPPED, nr);
+	if (trace_fault_around_mapped_enabled()) {
+		mapped_traced(nr);
+		return;
+	}
 	if (READ_ONCE(policy_on))
 		mmtune_policy_mapped(nr);
 }

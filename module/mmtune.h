@@ -61,8 +61,19 @@ unsigned int mmtune_pfn_valid_impls(void);
  */
 extern const struct mmtune_feature mmtune_fault_around_feature;
 extern unsigned int mmtune_fa_base;	/* READ_ONCE() on the fault path */
+/* Who changed the order: the mmtune:order_change event's source. */
+enum mmtune_order_src {
+	MMT_SRC_KNOB,		/* debugfs fault_around_order */
+	MMT_SRC_PARAM,		/* the module parameter, at load or later */
+	MMT_SRC_RAISE,		/* the policy raised the kernel's size */
+	MMT_SRC_RESTORE,	/* the policy's rules went: the base is back */
+	MMT_SRC_UNLOAD,		/* unload put the load-time size back */
+	MMT_SRC_KERNEL,		/* a write to the kernel's own file, seen */
+};
+
 int mmtune_fa_get_order(unsigned int *order);	/* the base */
 int mmtune_fa_set_order(unsigned int order);	/* a user's write */
+int mmtune_fa_kernel_order_now(void);	/* lock-free, for the events */
 int mmtune_fa_kernel_order(unsigned int *order);
 int mmtune_fa_raise(unsigned int floor);
 void mmtune_fa_unraise(void);

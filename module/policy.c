@@ -201,7 +201,8 @@ static __always_inline unsigned int match(const struct policy_set *set)
 	return i;
 }
 
-void notrace mmtune_policy_fault_around(struct ftrace_regs *fregs)
+int notrace mmtune_policy_fault_around(struct ftrace_regs *fregs,
+				       int *order_out)
 {
 	const struct vm_fault *vmf = (void *)mmtune_fregs_arg(fregs, 0);
 	unsigned long start = mmtune_fregs_arg(fregs, 1);
@@ -213,15 +214,17 @@ void notrace mmtune_policy_fault_around(struct ftrace_regs *fregs)
 	/* preemption is off: an RCU-sched read-side section */
 	set = rcu_dereference_sched(policy);
 	if (!set || !vmf)
-		return;
+		return -1;
 	idx = match(set);
 	order = idx < set->nr ? set->rule[idx].order : READ_ONCE(mmtune_fa_base);
 	this_cpu_inc(set->ctr[idx].hits);
 	WRITE_ONCE(slot_of_current()->v, (unsigned long)current | idx);
+	if (order_out)
+		*order_out = order;
 
 	pgoff = vmf->pgoff;
 	if (start > pgoff || pgoff > end)
-		return;		/* not a window around the fault: leave it */
+		return idx < set->nr ? idx : -1;	/* not a window around the fault */
 	/*
 	 * The aligned block of 2^order pages holding the fault, in page
 	 * table slots: "before" slots of it precede the faulting page.
@@ -233,6 +236,7 @@ void notrace mmtune_policy_fault_around(struct ftrace_regs *fregs)
 		mmtune_fregs_set_arg(fregs, 1, pgoff - before);
 	if (end - pgoff > after)
 		mmtune_fregs_set_arg(fregs, 2, pgoff + after);
+	return idx < set->nr ? idx : -1;
 }
 
 void notrace mmtune_policy_mapped(unsigned long nr)

@@ -15,6 +15,11 @@
 #   b       mmtune loaded, everything off
 #   c_ctr   stats_enable 1, latency_enable 0 (counters)
 #   c       stats_enable 1, latency_enable 1 (counters and latency)
+#   t       c_ctr with the trace events mmtune:fault_around and
+#           fault_around_mapped enabled and a reader on trace_pipe
+#           (c_ctr itself runs them disabled: their static-key NOPs)
+#   c_base  c_ctr with the module $MMT_BENCH_BASE_KO (another build, e.g.
+#           of the commit before a change: that change's cost, same run)
 #   p1      one policy rule, not matching faultbench
 #   p1m     one rule matching faultbench
 #   p32     32 rules, none matching (30 comm=, a pid=, a cgroup=)
@@ -33,6 +38,7 @@
 # Env: MMT_BENCH_ROUNDS (default 3), MMT_BENCH_MB file size (default 64),
 #      MMT_BENCH_PASSES passes per order (default "0:1 4:4 9:8"),
 #      MMT_BENCH_ORDERS, MMT_BENCH_CONFIGS (override the lists),
+#      MMT_BENCH_BASE_KO (the module of config c_base, never a default),
 #      MMT_BENCH_OUT (default bench/RESULTS.md), MMT_BENCH_TOP (profile
 #      lines, default 15), MMT_BENCH_KEEP=1 (keep the work dir in /tmp),
 #      MMT_KERNEL (see vng.sh).
@@ -52,7 +58,7 @@ if [ "$SHORT" = 1 ]; then
 	CONFIGS=${MMT_BENCH_CONFIGS:-"a b c_ctr"}
 else
 	ORDERS=${MMT_BENCH_ORDERS:-"0 4 9"}
-	CONFIGS=${MMT_BENCH_CONFIGS:-"a b c_ctr c p1 p1m p32 p32m"}
+	CONFIGS=${MMT_BENCH_CONFIGS:-"a b c_ctr c t p1 p1m p32 p32m"}
 fi
 export MMT_BENCH_PASSES="$PASSES" MMT_BENCH_ORDERS="$ORDERS" MMT_BENCH_CONFIGS="$CONFIGS"
 . "$TOP/tests/bench-lib.sh"
@@ -61,9 +67,11 @@ export MMT_BENCH_PASSES="$PASSES" MMT_BENCH_ORDERS="$ORDERS" MMT_BENCH_CONFIGS="
 guest() {
 	local dir=$1 dbg=/sys/kernel/debug mmt=/sys/kernel/debug/mmtune
 	local cg=/sys/fs/cgroup ko=$TOP/module/mmtune.ko
+	local trc=/sys/kernel/tracing tev=/sys/kernel/tracing/events/mmtune treader=
 	local r o c i n nr seq=0 cfgs out fab
 	export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 	mountpoint -q $dbg || mount -t debugfs none $dbg
+	mountpoint -q $trc || mount -t tracefs none $trc
 	grep -q " $cg cgroup2 " /proc/mounts || mount -t cgroup2 none $cg
 	mkdir -p $cg/mmt-bench
 	bench_mount_file
@@ -88,6 +96,11 @@ guest() {
 		b) insmod "$ko" ;;
 		c_ctr) insmod "$ko" && echo 0 > $mmt/latency_enable && echo 1 > $mmt/stats_enable ;;
 		c) insmod "$ko" && echo 1 > $mmt/latency_enable && echo 1 > $mmt/stats_enable ;;
+		c_base) insmod "${MMT_BENCH_BASE_KO:?}" && echo 0 > $mmt/latency_enable &&
+			echo 1 > $mmt/stats_enable ;;
+		t) insmod "$ko" && echo 0 > $mmt/latency_enable && echo 1 > $mmt/stats_enable &&
+			echo 1 > $tev/fault_around/enable && echo 1 > $tev/fault_around_mapped/enable &&
+			{ cat $trc/trace_pipe > /dev/null & treader=$!; } ;;
 		p1|p1m|p32|p32m)
 			nr=${1#p}; nr=${nr%m}
 			rules "$nr" "$([ "${1%m}" = "$1" ] && echo 0 || echo 1)" "$2" > /var/tmp/rules
@@ -96,7 +109,8 @@ guest() {
 	}
 	teardown() {
 		case $1 in
-		c|c_ctr) echo "# $1 stats: $(tr '\n' ' ' < $mmt/stats)" ;;
+		c|c_ctr|c_base) echo "# $1 stats: $(tr '\n' ' ' < $mmt/stats)" ;;
+		t) echo 0 > $tev/enable; kill "$treader"; wait "$treader" 2>/dev/null ;;
 		p*) echo "# $1 policy: $(grep -cE '^(comm|pid|cgroup)=' $mmt/policy) rules; $(grep -m1 faultbench $mmt/policy)" ;;
 		esac
 		rmmod mmtune 2>/dev/null

@@ -1,0 +1,240 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Trace events (README.md, "Trace events"): mmtune:fault_around,
+# fault_around_mapped and order_change in tracefs with their fields; every
+# order change and its source; the events between two trace markers equal
+# the stats counters' deltas; two processes under two rules seen with the
+# right order, rule and count (the rules' hits); a hist trigger; and, where
+# the tools exist (the default VM, not the matrix's busybox guests), perf
+# list/stat/record, a bpftrace one-liner keyed by order and trace-cmd.
+. "$(dirname "$0")/lib.sh"
+
+TR=/sys/kernel/tracing
+E=$TR/events/mmtune
+POL=$MMT/policy
+PSZ=$(getconf PAGESIZE)
+WORK=$(mktemp -d /var/tmp/mmt-trace.XXXXXX)
+HIST='hist:keys=comm,order,rule:vals=hitcount'
+BG=""
+cleanup() {
+	for p in $BG; do kill "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	if [ -d $E ]; then
+		echo "!$HIST" > $E/fault_around/trigger 2>/dev/null
+		echo 0 > $E/enable 2>/dev/null
+	fi
+	[ -n "${ORIG:-}" ] && echo "$ORIG" > $DBG/fault_around_bytes
+	unload_module
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+mountpoint -q $TR || mount -t tracefs none $TR 2>/dev/null
+MMS=$MMT_TOP/userspace/mmstress
+[ -x "$MMS" ] || { fail "no $MMS (make tools)"; exit 1; }
+# Two copies: their comms (mmsa, mmsb) are what the rules match.
+cp "$MMS" "$WORK/mmsa" && cp "$MMS" "$WORK/mmsb" || { fail "copy mmstress"; exit 1; }
+# A file of our own, so the events' dev and ino can be checked.
+F=$WORK/file
+dd if=/dev/zero of="$F" bs=1M count=4 2>/dev/null
+FDEV=$(stat -c '%Hd:%Ld' "$F") FINO=$(stat -c %i "$F")
+seqrun() { "$WORK/$1" seq -s 4M -f "$F" -q > /dev/null; }
+
+ORIG=$(cat $DBG/fault_around_bytes)
+unload_module
+load_module || { fail "insmod module/mmtune.ko"; exit 1; }
+
+# --- the events and their fields
+for ev in fault_around fault_around_mapped order_change; do
+	[ -d $E/$ev ] && ok "tracefs has mmtune:$ev" || fail "tracefs lacks mmtune:$ev"
+done
+[ -d $E/fault_around ] || exit 1
+for f in "pid_t pid" "char comm" "dev_t dev" "unsigned long ino" \
+	 "unsigned long pgoff" "unsigned long req_start" "unsigned long req_end" \
+	 "unsigned long start" "unsigned long end" "unsigned int order" "int rule"; do
+	grep -q "field:$f[;[]" $E/fault_around/format && ok "fault_around field $f" ||
+		fail "fault_around lacks field $f"
+done
+
+# --- order_change: one event per change, with its source
+max=$(info max_order)
+echo > $TR/trace
+echo 1 > $E/order_change/enable
+o0=$(order)
+o1=$((o0 == 2 ? 3 : 2))
+echo $o1 > $MMT/fault_around_order
+echo $o0 > /sys/module/mmtune/parameters/fault_around_order
+echo $((PSZ << o1)) > $DBG/fault_around_bytes
+order > /dev/null			# mmtune notices the kernel's file
+echo "comm=mmsa order=$max" > $POL
+echo clear > $POL
+echo 0 > $E/order_change/enable
+oc() { grep -c "order_change: old=$1 new=$2 base=$3 source=$4\$" $TR/trace; }
+expect_eq "order_change knob" "$(oc $o0 $o1 $o1 knob)" 1
+expect_eq "order_change parameter" "$(oc $o1 $o0 $o0 parameter)" 1
+expect_eq "order_change kernel_file" "$(oc $o0 $o1 $o1 kernel_file)" 1
+expect_eq "order_change policy_raise" "$(oc $o1 $max $o1 policy_raise)" 1
+expect_eq "order_change policy_restore" "$(oc $max $o1 $o1 policy_restore)" 1
+expect_eq "order_change: no other event" "$(grep -c order_change: $TR/trace)" 5
+
+# --- events between two markers = the counters' deltas (all processes)
+# snap PREFIX: the counters with shell builtins only (no page fault).
+snap() {
+	while read -r _k _v; do
+		case $_k in
+		fault_around_calls) eval "${1}c=\$_v" ;;
+		fault_around_pages_mapped) eval "${1}m=\$_v" ;;
+		esac
+	done < $MMT/stats
+}
+echo 4 > $MMT/fault_around_order
+echo 1 > $MMT/stats_enable
+echo 1 > $E/fault_around/enable
+echo 1 > $E/fault_around_mapped/enable
+for try in 1 2 3; do
+	echo > $TR/trace
+	snap w			# warm: the next snaps run code already mapped
+	echo mmt-start > $TR/trace_marker
+	snap a
+	seqrun mmsa
+	snap b
+	echo mmt-stop > $TR/trace_marker
+	awk '/mmt-start/ { on = 1 } /mmt-stop/ { on = 0 }
+		on && / fault_around: / { n++ }
+		on && / fault_around_mapped: / { sub(/.*nr=/, ""); m += $0 }
+		END { print n + 0, m + 0 }' $TR/trace > $WORK/cnt
+	read -r n m < $WORK/cnt
+	[ "$n" = $((bc - ac)) ] && [ "$m" = $((bm - am)) ] && break
+	echo "# try $try: $n events vs $((bc - ac)) calls, $m pages vs $((bm - am))"
+done
+[ "$n" -gt 0 ] && ok "fault_around events seen ($n)" || fail "no fault_around event"
+expect_eq "fault_around events = fault_around_calls delta" "$n" $((bc - ac))
+expect_eq "fault_around_mapped nr sum = fault_around_pages_mapped delta" "$m" $((bm - am))
+grep ' fault_around: ' $TR/trace | grep "comm=mmsa " > $WORK/a
+l=$(grep -m1 "dev=$FDEV ino=$FINO " $WORK/a)
+[ -n "$l" ] && ok "fault_around: the file's dev $FDEV and ino $FINO" ||
+	fail "fault_around: no event with dev=$FDEV ino=$FINO: $(head -n 1 $WORK/a)"
+expect_eq "fault_around without rules: order 4, rule -1" \
+	"$(grep -vc ' order=4 rule=-1$' $WORK/a)" 0
+expect_eq "fault_around without rules: window = request" \
+	"$(awk '{ for (i = 1; i <= NF; i++) { if ($i ~ /^req=/) r = substr($i, 5); if ($i ~ /^win=/) w = substr($i, 5) } if (r != w) n++ } END { print n + 0 }' $WORK/a)" 0
+echo 0 > $E/enable
+echo 0 > $MMT/stats_enable
+
+# --- two processes under two rules: order, rule, window and count
+# rules FROM: the rules again (their hits start at 0); hits NAME: a rule's.
+# (one write: a second write to the file is EINVAL; printf(1) buffers)
+rules() { env printf 'comm=mmsa order=2\ncomm=mmsb order=5\n' > $POL; }
+hits() { sed -n "s/^comm=$1 order=[0-9]* #.* hits=\([0-9]*\).*/\1/p" $POL; }
+echo > $TR/trace
+rules
+echo 1 > $E/fault_around/enable
+seqrun mmsa; seqrun mmsb
+echo 0 > $E/fault_around/enable
+ha=$(hits mmsa) hb=$(hits mmsb)
+[ "$ha" -gt 0 ] && [ "$hb" -gt 0 ] && ok "rules hit ($ha, $hb)" || fail "rules hit: $ha, $hb"
+for c in "mmsa 2 0 $ha" "mmsb 5 1 $hb"; do
+	set -- $c
+	grep " fault_around: .* comm=$1 " $TR/trace > $WORK/r
+	expect_eq "$1: events = its rule's hits" "$(grep -c . $WORK/r)" "$4"
+	expect_eq "$1: every event order=$2 rule=$3" "$(grep -vc " order=$2 rule=$3\$" $WORK/r)" 0
+	# the window after the policy: inside the request, at most 2^order pages
+	# (no ^ nor pow(): busybox awk may lack math)
+	expect_eq "$1: window within request and 2^$2 pages" "$(awk -v p=$((1 << $2)) '{
+		for (i = 1; i <= NF; i++) { if ($i ~ /^req=/) r = substr($i, 5); if ($i ~ /^win=/) w = substr($i, 5) }
+		split(r, R, "-"); split(w, W, "-")
+		if (W[1] < R[1] || W[2] > R[2] || W[2] - W[1] + 1 > p) n++ } END { print n + 0 }' $WORK/r)" 0
+done
+
+# --- a hist trigger, keyed by comm, order and rule
+if [ -e $E/fault_around/hist ]; then
+	rules
+	echo "$HIST" > $E/fault_around/trigger
+	seqrun mmsa; seqrun mmsb
+	cat $E/fault_around/hist > $WORK/hist
+	echo "!$HIST" > $E/fault_around/trigger
+	# "{ comm: mmsa , order: 2, rule: 0 } hitcount: 64" (padded)
+	hv() { awk -v c="$1" -v o="$2" '/^[{] comm:/ { gsub(/[{},]/, " ")
+		if ($2 == c && $4 == o) print $NF }' $WORK/hist; }
+	expect_eq "hist mmsa order 2 = rule hits" "$(hv mmsa 2)" "$(hits mmsa)"
+	expect_eq "hist mmsb order 5 = rule hits" "$(hv mmsb 5)" "$(hits mmsb)"
+else
+	skip "hist trigger" "no CONFIG_HIST_TRIGGERS in this kernel"
+fi
+
+# --- perf
+if command -v perf > /dev/null && perf version > /dev/null 2>&1; then
+	expect_eq "perf list shows the 3 events" \
+		"$(perf list 'mmtune:*' 2>/dev/null | grep -c 'mmtune:[a-z_]* *\[Tracepoint event\]')" 3
+	rules
+	perf stat -x, -e mmtune:fault_around -o $WORK/ps -- "$WORK/mmsa" seq -s 4M -f "$F" -q > /dev/null 2>&1
+	expect_eq "perf stat -e mmtune:fault_around = the rule's hits" \
+		"$(awk -F, '$3 == "mmtune:fault_around" { print $1 }' $WORK/ps)" "$(hits mmsa)"
+	rules
+	(cd $WORK && perf record -q -e mmtune:fault_around -o $WORK/pr -- "$WORK/mmsb" seq -s 4M -f "$F" -q > /dev/null 2>&1)
+	expect_eq "perf record + script: events = the rule's hits" \
+		"$(perf script -i $WORK/pr 2>/dev/null | grep -c 'mmtune:fault_around:.* order=5 rule=1$')" "$(hits mmsb)"
+else
+	skip "perf list/stat/record" "no working perf here"
+fi
+
+# --- bpftrace: one map keyed by order sees two processes as two keys
+if command -v bpftrace > /dev/null; then
+	rules
+	# "Attaching" comes before the probes are; output read back comes
+	# after: wait for the interval probe's "ready"
+	bpftrace -e 'tracepoint:mmtune:fault_around /comm == "mmsa" || comm == "mmsb"/ { @[args->order] = count(); }
+		interval:ms:500 { printf("ready\n"); }' > $WORK/bt 2>&1 &
+	BT=$!; BG="$BG $BT"
+	for _ in $(seq 300); do grep -q ready $WORK/bt && break; sleep 1; done
+	seqrun mmsa; seqrun mmsb
+	kill -INT $BT; wait $BT
+	bt() { sed -n "s/^@\[$1\]: //p" $WORK/bt; }
+	expect_eq "bpftrace @[2] = mmsa's rule hits" "$(bt 2)" "$(hits mmsa)"
+	expect_eq "bpftrace @[5] = mmsb's rule hits" "$(bt 5)" "$(hits mmsb)"
+	expect_eq "bpftrace: two keys" "$(grep -c '^@\[' $WORK/bt)" 2
+else
+	skip "bpftrace one-liner" "no bpftrace here"
+fi
+
+# --- trace-cmd
+if command -v trace-cmd > /dev/null; then
+	rules
+	(cd $WORK && trace-cmd record -q -b 4096 -e mmtune:fault_around -o $WORK/tc.dat -c -F "$WORK/mmsa" seq -s 4M -f "$F" -q > /dev/null 2>&1)
+	trace-cmd report -i $WORK/tc.dat > $WORK/tc 2>&1
+	n=$(grep -c 'fault_around:.* order=2 rule=0$' $WORK/tc)
+	[ "$n" = "$(hits mmsa)" ] || { echo "# trace-cmd report:"; head -n 5 $WORK/tc | sed 's/^/# /'; grep -i lost $WORK/tc | head -n 3 | sed 's/^/# /'; }
+	expect_eq "trace-cmd record -c -F: events = the rule's hits" "$n" "$(hits mmsa)"
+else
+	skip "trace-cmd record" "no trace-cmd here"
+fi
+echo clear > $POL
+
+# --- mmtunectl run under hyperfine and perf stat -r (README.md examples)
+CTL=$MMT_TOP/userspace/mmtunectl
+grep -q " /sys/fs/cgroup cgroup2 " /proc/mounts || mount -t cgroup2 none /sys/fs/cgroup 2>/dev/null
+APP="$WORK/mmsa seq -s 1M -f $F -q"
+if command -v hyperfine > /dev/null; then
+	(cd $WORK && hyperfine -N --runs 2 --warmup 0 --style none \
+		--export-json $WORK/hf.json -L o 0,4,$max "$CTL run --order {o} -- $APP" \
+		> $WORK/hf 2>&1)
+	expect_eq "hyperfine -L o 0,4,$max 'mmtunectl run --order {o} -- app': exit status" $? 0
+	expect_eq "hyperfine: 3 commands timed" "$(grep -c '"command":' $WORK/hf.json)" 3
+	expect_eq "hyperfine: no rule left" "$(grep -cE '^(comm|pid|cgroup)=' $POL)" 0
+else
+	skip "hyperfine over mmtunectl run" "no hyperfine here"
+fi
+if command -v perf > /dev/null && perf version > /dev/null 2>&1; then
+	# the app's fault-around calls, at order 0, 3 times
+	perf stat -r 3 -e mmtune:fault_around -o $WORK/psr -- $CTL run --order 0 -- $APP > /dev/null 2>&1
+	expect_eq "perf stat -r 3 mmtunectl run --order 0 -- app: exit status" $? 0
+	grep -q "(3 runs)" $WORK/psr && ok "perf stat -r 3: 3 runs" || fail "perf stat -r 3: $(head -n 3 $WORK/psr | tr '\n' ' ')"
+	expect_eq "perf stat -r: no rule left" "$(grep -cE '^(comm|pid|cgroup)=' $POL)" 0
+else
+	skip "perf stat -r over mmtunectl run" "no working perf here"
+fi
+
+# --- unload with an event enabled: the events go with the module
+echo 1 > $E/order_change/enable
+check "rmmod with order_change enabled" rmmod mmtune
+[ ! -d $E ] && ok "events/mmtune gone after unload" || fail "events/mmtune left after unload"
