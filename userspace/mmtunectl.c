@@ -228,6 +228,13 @@ static int cmd_status(int argc, char **argv)
 			mmt_json_str(stdout, root);
 		else
 			fputs("null", stdout);
+		fputs(",\"interface\":", stdout);
+		if (loaded)
+			mmt_json_str(stdout, mmt_interface());
+		else
+			fputs("null", stdout);
+		fputs(",\"lockdown\":", stdout);
+		mmt_json_str(stdout, mmt_lockdown());
 		fputs(",\"arch\":", stdout);
 		mmt_json_str(stdout, arch);
 		printf(",\"page_size\":%ld,\"fault_around_order\":%d,\"fault_around_bytes\":%llu",
@@ -269,6 +276,9 @@ static int cmd_status(int argc, char **argv)
 		if (version[0])
 			printf(" (version %s)", version);
 		printf("\n%-20s %s\n", "debugfs:", root ? root : "not mounted");
+		if (loaded)
+			printf("%-20s %s\n", "interface:", mmt_interface());
+		printf("%-20s %s\n", "lockdown:", mmt_lockdown());
 		printf("%-20s %s\n", "arch:", arch);
 		printf("%-20s %ld\n", "page_size:", ps);
 		printf("%-20s %d\n", "fault_around_order:", order);

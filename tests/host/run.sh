@@ -646,7 +646,7 @@ fi
 FUZZCC=
 for c in clang-14 clang; do command -v $c >/dev/null && { FUZZCC=$c; break; }; done
 # the library once, instrumented for the fuzzer, linked into each target
-FUZZFLAGS="-g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -Wall -Wextra -Werror -I$US/lib"
+FUZZFLAGS="-g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -Wall -Wextra -Werror -I$US/lib -I$TOP/module"
 FUZZLIB=
 if [ -n "$FUZZCC" ] && [ "$FUZZ_SECONDS" != 0 ]; then
 	mkdir -p "$W/fuzzlib"

@@ -73,6 +73,18 @@ extern const char *const mmt_knobs[];
  * MMTUNE_SYSFS_MODULE (stands for /sys/module/mmtune). */
 const char *mmt_sysfs_module(void);
 
+/*
+ * The lockdown-proof interface (README, "Under lockdown"): the module's
+ * parameters and /sys/kernel/mm/mmtune (env MMTUNE_SYSFS_MM stands for
+ * the latter).  The knob functions use it first and debugfs when it
+ * cannot serve a knob.  mmt_interface() names the one in use,
+ * mmt_lockdown() the kernel's lockdown mode ("none", "integrity",
+ * "confidentiality", or "unknown" without securityfs).
+ */
+const char *mmt_sysfs_mm(void);
+const char *mmt_interface(void);
+const char *mmt_lockdown(void);
+
 /* Path of the kernel's own knob (<debugfs>/fault_around_bytes) or NULL. */
 const char *mmt_kernel_knob_path(void);
 
