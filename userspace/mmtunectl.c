@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "mmtune.h"
+#include "mmtune_abi.h"
 #include "cgrun.h"
 
 #ifndef MMT_VERSION
@@ -586,24 +587,54 @@ static int watch(long secs, long count, int json, char *buf, struct mmt_kv *prev
 	return rc;
 }
 
+/*
+ * The counters in Prometheus' text exposition format, for node_exporter's
+ * textfile collector: mmtune_NAME_total with the HELP of mmtune_abi.h;
+ * an unavailable counter is left out (no sample beats a false zero).
+ */
+#define PROM_CTR(id, name, help)	{ #name, help },
+static const struct { const char *name, *help; } prom_ctrs[] = {
+	MMT_ABI_COUNTERS(PROM_CTR)
+};
+
+static void print_prometheus(const struct mmt_kv *kv, int n, int sen)
+{
+	unsigned long long u;
+	const char *v;
+	size_t i;
+
+	printf("# HELP mmtune_stats_enable Whether mmtune counts faults (stats_enable)\n"
+	       "# TYPE mmtune_stats_enable gauge\nmmtune_stats_enable %d\n", sen > 0);
+	for (i = 0; i < sizeof(prom_ctrs) / sizeof(prom_ctrs[0]); i++) {
+		v = mmt_kv_get(kv, n, prom_ctrs[i].name);
+		if (!v || mmt_parse_u64(v, &u))
+			continue;
+		printf("# HELP mmtune_%s_total %s\n# TYPE mmtune_%s_total counter\n"
+		       "mmtune_%s_total %llu\n", prom_ctrs[i].name, prom_ctrs[i].help,
+		       prom_ctrs[i].name, prom_ctrs[i].name, u);
+	}
+}
+
 static int cmd_stats(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "prometheus", no_argument, NULL, 'p' },
 		{ "watch", required_argument, NULL, 'w' },
 		{ "count", required_argument, NULL, 'c' },
 		{ "reset", no_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int json = 0, reset = 0, c, n, i, err, sen, rc = 0;
+	int json = 0, prom = 0, reset = 0, c, n, i, err, sen, rc = 0;
 	long secs = 0, count = 0;
 	struct mmt_kv *kv;
 	char *buf;
 
-	while ((c = getopt_long(argc, argv, "+:jw:c:rh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:jpw:c:rh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j': json = 1; break;
+		case 'p': prom = 1; break;
 		case 'r': reset = 1; break;
 		case 'w':
 			if (mmt_parse_long(optarg, 1, 86400, &secs))
@@ -621,6 +652,8 @@ static int cmd_stats(int argc, char **argv)
 		return usage_err("stats", "unexpected argument '%s'", argv[optind]);
 	if (count && !secs)
 		return usage_err("stats", "--count needs --watch");
+	if (prom && (json || secs))
+		return usage_err("stats", "--prometheus goes alone (no --json, no --watch)");
 
 	if (reset) {
 		err = mmt_knob_write("stats", "0");
@@ -641,10 +674,12 @@ static int cmd_stats(int argc, char **argv)
 		goto out;
 	}
 	sen = stats_enabled();
-	if (sen == 0)
+	if (sen == 0 && !prom)
 		fprintf(stderr, PROG ": note: counting is off: run '" PROG " set stats_enable 1'\n");
 
-	if (secs) {
+	if (prom) {
+		print_prometheus(kv, n, sen);
+	} else if (secs) {
 		rc = watch(secs, count, json, buf, kv, n);
 	} else if (json) {
 		fputs("{\"stats_enable\":", stdout);
@@ -2303,9 +2338,11 @@ static const struct verb verbs[] = {
 	  "  pfn_valid/mode      off or a strategy of info's pfn_valid_impls\n"
 	  "Without the module, fault_around_order is written to the kernel's own\n"
 	  "<debugfs>/fault_around_bytes as page_size << VALUE (a note on stderr).\n" },
-	{ "stats", cmd_stats, "usage: " PROG " stats [--json] [--reset] [--watch SECONDS [--count N]]",
+	{ "stats", cmd_stats, "usage: " PROG " stats [--json | --prometheus] [--reset] [--watch SECONDS [--count N]]",
 	  "Print the module's counters, one 'name value' per line.\n"
 	  "  --json             one JSON object; 'unavailable' counters are null\n"
+	  "  --prometheus       Prometheus text format (mmtune_NAME_total, HELP and\n"
+	  "                     TYPE lines) for node_exporter's textfile collector\n"
 	  "  --reset            zero every counter first (alone: just reset)\n"
 	  "  --watch SECONDS    print per-interval deltas: a header line, then one\n"
 	  "                     line per interval (with --json one object per line);\n"

@@ -285,6 +285,25 @@ EOF
 	echo 1 >"$T/stats_enable"
 	run "$CTL" status --json
 	t_json "status --json stats on" 'd["stats_enable"] is True'
+	t_json "status --json: the interface (debugfs: no lockdown-proof tree here)" 'd["interface"] == "debugfs"'
+	# Prometheus text format: HELP and TYPE lines, _total counters, and
+	# an unavailable counter left out rather than shown as 0
+	run "$CTL" stats --prometheus
+	t_grep "stats --prometheus: TYPE counter" out '^# TYPE mmtune_faults_total counter$'
+	t_grep "stats --prometheus: HELP" out '^# HELP mmtune_fault_around_calls_total .+'
+	t_grep "stats --prometheus: sample" out '^mmtune_faults_total 1200$'
+	t_grep "stats --prometheus: stats_enable gauge" out '^mmtune_stats_enable 1$'
+	if grep -q fault_around_pages_mapped "${RUN_DIR:-$WORK}/out"; then
+		fail "stats --prometheus: unavailable counter left out"
+	else
+		ok "stats --prometheus: unavailable counter left out"
+	fi
+	if awk '/^#/ {next} !/^mmtune_[a-z_]+ [0-9]+$/ {bad = 1} END {exit bad}' "${RUN_DIR:-$WORK}/out"; then
+		ok "stats --prometheus: every sample line is NAME VALUE"
+	else
+		fail "stats --prometheus: every sample line is NAME VALUE"
+	fi
+	t_rc "stats --prometheus --json" 2 "$CTL" stats --prometheus --json
 	cp "$FIX/parse/info-odd.txt" "$T/info"
 	run "$CTL" status --json
 	t_json "status --json escapes quotes, backslash, tab" \
