@@ -385,7 +385,7 @@ static const struct kernel_param_ops order_param_ops = {
 };
 module_param_cb(MMT_PARAM_FAULT_AROUND_ORDER, &order_param_ops, NULL, 0644);
 mmtune_param_desc(MMT_PARAM_FAULT_AROUND_ORDER,
-		 "fault-around order to set at load (0..log2(PTRS_PER_PTE) or 'default'); stays a live knob");
+		  "fault-around order to set at load (0..log2(PTRS_PER_PTE) or 'default'); stays a live knob");
 
 /* ---- debugfs: fault_around_order */
 

@@ -26,21 +26,14 @@
 #define MMT_ABI_SYSFS_NAME	"mmtune"	/* under /sys/kernel/mm */
 #define MMT_ABI_LOCKDOWN	"/sys/kernel/security/lockdown"
 
-/*
- * Tunables: X(ID, PARAM, DEBUGFS).  PARAM is the parameter's name as an
- * identifier (module_param_cb() takes it so), DEBUGFS the file under
- * <debugfs>/mmtune/.  stats_reset has no debugfs file of its own: it is
- * the write of "0" to debugfs stats.
- */
-#define MMT_ABI_TUNABLES(X)						\
-	X(FAULT_AROUND_ORDER, fault_around_order, "fault_around_order")	\
-	X(STATS_ENABLE, stats_enable, "stats_enable")			\
-	X(LATENCY_ENABLE, latency_enable, "latency_enable")		\
-	X(PFN_VALID_MODE, pfn_valid_mode, "pfn_valid/mode")		\
-	X(POLICY, policy, "policy")					\
-	X(STATS_RESET, stats_reset, "stats")
+/* User space defines __maybe_unused first (userspace/lib/mmtune.h). */
+#define MMT_ABI_STR_(x)	#x
+#define MMT_ABI_STR(x)	MMT_ABI_STR_(x)
 
-/* The parameter names as identifiers, for module_param_cb(). */
+/*
+ * The parameters' names as identifiers, for module_param_cb() (which
+ * takes an identifier); the tables below spell them with MMT_ABI_STR().
+ */
 #define MMT_PARAM_FAULT_AROUND_ORDER	fault_around_order
 #define MMT_PARAM_STATS_ENABLE		stats_enable
 #define MMT_PARAM_LATENCY_ENABLE	latency_enable
@@ -48,64 +41,97 @@
 #define MMT_PARAM_POLICY		policy
 #define MMT_PARAM_STATS_RESET		stats_reset
 
+/*
+ * Tunables: the parameter and the debugfs file (under <debugfs>/mmtune/)
+ * that set the same thing.  stats_reset has no debugfs file of its own:
+ * it is the write of "0" to debugfs stats.
+ */
+struct mmt_abi_tunable {
+	const char *param;
+	const char *debugfs;
+};
+
+static const struct mmt_abi_tunable mmt_abi_tunables[] __maybe_unused = {
+	{ MMT_ABI_STR(MMT_PARAM_FAULT_AROUND_ORDER), "fault_around_order" },
+	{ MMT_ABI_STR(MMT_PARAM_STATS_ENABLE), "stats_enable" },
+	{ MMT_ABI_STR(MMT_PARAM_LATENCY_ENABLE), "latency_enable" },
+	{ MMT_ABI_STR(MMT_PARAM_PFN_VALID_MODE), "pfn_valid/mode" },
+	{ MMT_ABI_STR(MMT_PARAM_POLICY), "policy" },
+	{ MMT_ABI_STR(MMT_PARAM_STATS_RESET), "stats" },
+	{ NULL, NULL }
+};
+
 /* Read-only files of <debugfs>/mmtune/ (besides the tunables'). */
-#define MMT_ABI_DEBUGFS_RO(X)						\
-	X("info") X("latency") X("pfn_valid/bench")
+static const char *const mmt_abi_debugfs_ro[] __maybe_unused = {
+	"info", "latency", "pfn_valid/bench", NULL
+};
 
 /*
- * Counters: X(ID, NAME, HELP).  NAME is the line in debugfs stats, the
- * file in sysfs stats/ and, as mmtune_NAME_total, the Prometheus metric
- * (mmtunectl stats --prometheus); HELP is that metric's HELP text.
+ * Counters, in the order of the module's enum mmtune_ctr (hooks.h): the
+ * line in debugfs stats, the file in sysfs stats/ and, as
+ * mmtune_NAME_total, the Prometheus metric (mmtunectl stats
+ * --prometheus) with this HELP text.
  */
-#define MMT_ABI_COUNTERS(X)						\
-	X(MMT_CTR_FAULTS, faults,					\
-	  "Page faults (handle_mm_fault calls) since the last reset")	\
-	X(MMT_CTR_FA_CALLS, fault_around_calls,				\
-	  "Fault-around calls (filemap_map_pages) since the last reset")	\
-	X(MMT_CTR_FA_REQUESTED, fault_around_pages_requested,		\
-	  "Pages fault-around was asked to map since the last reset")	\
-	X(MMT_CTR_FA_MAPPED, fault_around_pages_mapped,			\
-	  "Pages fault-around mapped since the last reset")
+struct mmt_abi_counter {
+	const char *name;
+	const char *help;
+};
 
-/* sysfs latency/: X(NAME); the buckets are two arrays, see docs/ABI/. */
-#define MMT_ABI_LATENCY(X)						\
-	X(state) X(unit) X(fault_around_samples) X(no_fault_around_samples) \
-	X(unclassified) X(missed) X(bucket_low_ns)			\
-	X(fault_around_buckets) X(no_fault_around_buckets)
+static const struct mmt_abi_counter mmt_abi_counters[] __maybe_unused = {
+	{ "faults", "Page faults (handle_mm_fault calls) since the last reset" },
+	{ "fault_around_calls",
+	  "Fault-around calls (filemap_map_pages) since the last reset" },
+	{ "fault_around_pages_requested",
+	  "Pages fault-around was asked to map since the last reset" },
+	{ "fault_around_pages_mapped",
+	  "Pages fault-around mapped since the last reset" },
+	{ NULL, NULL }
+};
 
 /*
- * sysfs info/: X(NAME), each the value of the "NAME: value" line of
- * debugfs info ("unavailable" when this kernel's info has no such line).
+ * sysfs info/NAME: the value of the "NAME: value" line of debugfs info
+ * ("unavailable" when this kernel's info has no such line).
  */
-#define MMT_ABI_INFO(X)							\
-	X(version) X(arch) X(page_size) X(ptrs_per_pte) X(max_order)	\
-	X(default_order) X(pfn_valid) X(ibt) X(symbol_lookups)		\
-	X(fault_around) X(fault_around_symbol) X(loaded_order) X(order)	\
-	X(fault_around_bytes) X(base_order) X(base_set_by)		\
-	X(stats_enable) X(latency_enable)				\
-	X(hook_handle_mm_fault) X(hook_filemap_map_pages) X(hook_set_pte) \
-	X(hook_handle_mm_fault_return) X(hook_args)			\
-	X(fault_around_callers) X(ftrace_enabled_guard)			\
-	X(policy) X(policy_rules) X(policy_max_rules)			\
-	X(policy_default_order) X(policy_kernel_order)			\
-	X(pfn_valid_impls) X(pfn_valid_crosscheck)			\
-	X(pfn_valid_crosscheck_sweep) X(pfn_valid_override) X(sysfs)
-
-/* sysfs policy/: X(NAME); hits and pages are arrays, one per rule. */
-#define MMT_ABI_POLICY(X)						\
-	X(rules) X(default_hits) X(default_pages) X(hits) X(pages)
+static const char *const mmt_abi_info[] __maybe_unused = {
+	"version", "arch", "page_size", "ptrs_per_pte", "max_order",
+	"default_order", "pfn_valid", "ibt", "indirect_calls",
+	"indirect_call_checks", "symbol_lookups",
+	"fault_around", "fault_around_symbol", "order_scope", "loaded_order",
+	"order", "fault_around_bytes", "base_order", "base_set_by",
+	"stats_enable", "latency_enable",
+	"hook_handle_mm_fault", "hook_filemap_map_pages", "hook_set_pte",
+	"hook_handle_mm_fault_return", "hook_args", "fault_around_callers",
+	"ftrace_enabled_guard",
+	"policy", "policy_rules", "policy_max_rules", "policy_default_order",
+	"policy_kernel_order",
+	"pfn_valid_impls", "pfn_valid_crosscheck", "pfn_valid_crosscheck_sweep",
+	"pfn_valid_override", "sysfs", NULL
+};
 
 /*
- * sysfs pfn_valid/: X(NAME): the last bench (debugfs pfn_valid/bench):
- * bench_KEY is its "KEY: value" line; bench_impls and bench_median_ns its
- * table's first two columns, one per strategy, in the same order.
+ * sysfs latency/: the histogram of debugfs latency.  bucket_low_ns,
+ * fault_around_buckets and no_fault_around_buckets are arrays of one
+ * number per bucket, in the same order.
  */
-#define MMT_ABI_PFN_VALID(X)						\
-	X(bench_pattern) X(bench_count) X(bench_overhead_ns)		\
-	X(bench_elapsed_ms) X(bench_impls) X(bench_median_ns)
+static const char *const mmt_abi_latency[] __maybe_unused = {
+	"state", "unit", "fault_around_samples", "no_fault_around_samples",
+	"unclassified", "missed", "bucket_low_ns", "fault_around_buckets",
+	"no_fault_around_buckets", NULL
+};
 
-/* The sysfs directories under MMT_ABI_SYSFS_DIR. */
-#define MMT_ABI_SYSFS_DIRS(X)						\
-	X(info) X(stats) X(latency) X(policy) X(pfn_valid)
+/* sysfs policy/: hits and pages are arrays, one number per rule. */
+static const char *const mmt_abi_policy[] __maybe_unused = {
+	"rules", "default_hits", "default_pages", "hits", "pages", NULL
+};
+
+/*
+ * sysfs pfn_valid/: the last bench (debugfs pfn_valid/bench): bench_KEY
+ * is its "KEY: value" line; bench_impls and bench_median_ns its table's
+ * first two columns, one per strategy, in the same order.
+ */
+static const char *const mmt_abi_pfn_valid[] __maybe_unused = {
+	"bench_pattern", "bench_count", "bench_overhead_ns", "bench_elapsed_ms",
+	"bench_impls", "bench_median_ns", NULL
+};
 
 #endif /* MMTUNE_ABI_H */

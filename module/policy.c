@@ -805,11 +805,10 @@ static int policy_param_set(const char *val, const struct kernel_param *kp)
 		return -ENOMEM;
 	strreplace(buf, ';', '\n');
 	mutex_lock(&policy_lock);
-	if (policy_loading) {
+	if (policy_loading)
 		swap(policy_pending, buf);	/* applied by init */
-	} else {
+	else
 		ret = policy_param_apply_locked(buf);
-	}
 	mutex_unlock(&policy_lock);
 	kfree(buf);
 	return ret;
@@ -866,7 +865,8 @@ int mmtune_policy_sysfs(const char *what, char *buf)
 		len = sysfs_emit(buf, "%u\n", set ? set->nr : 0);
 	} else if (!strcmp(what, "default_hits") ||
 		   !strcmp(what, "default_pages")) {
-		h = p = 0;
+		h = 0;
+		p = 0;
 		if (set)
 			ctr_sum(set, set->nr, &h, &p);
 		if (what[8] == 'p' && !pages)

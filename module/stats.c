@@ -48,14 +48,6 @@ static unsigned long base_missed;
 static enum { STATS_LOADING, STATS_READY, STATS_GONE } stats_state;
 static int pending_enable = -1, pending_latency = -1;
 
-/* The names (mmtune_abi.h); MMT_CTR_LAT_UNCLASSIFIED is in latency. */
-#define CTR_NAME(id, name, help) [id] = #name,
-static const char *const ctr_names[MMT_CTR_NR] = {
-	MMT_ABI_COUNTERS(CTR_NAME)
-};
-
-#undef CTR_NAME
-
 /* Sum of every CPU's counters into @sum. */
 static void stats_sum(struct mmtune_pcpu_stats *sum)
 {
@@ -135,10 +127,15 @@ void mmtune_stats_snapshot(struct mmtune_pcpu_stats *s, unsigned long *missed)
 		*missed = m;
 }
 
-/* The name of counter @i in stats (NULL: not a stats line). */
+/*
+ * The name of counter @i in stats (NULL: not a stats line): mmtune_abi.h's
+ * table, in enum mmtune_ctr's order; MMT_CTR_LAT_UNCLASSIFIED, past its
+ * end, is in latency.
+ */
 const char *mmtune_ctr_name(unsigned int i)
 {
-	return i < MMT_CTR_NR ? ctr_names[i] : NULL;
+	BUILD_BUG_ON(ARRAY_SIZE(mmt_abi_counters) != MMT_CTR_LAT_UNCLASSIFIED + 1);
+	return i < MMT_CTR_LAT_UNCLASSIFIED ? mmt_abi_counters[i].name : NULL;
 }
 
 static int stats_show(struct seq_file *m, void *v)
@@ -151,12 +148,14 @@ static int stats_show(struct seq_file *m, void *v)
 		return -ENOMEM;
 	mmtune_stats_snapshot(s, NULL);
 	for (i = 0; i < MMT_CTR_NR; i++) {
-		if (!ctr_names[i])
+		const char *name = mmtune_ctr_name(i);
+
+		if (!name)
 			continue;
 		if (mmtune_ctr_available(i))
-			seq_printf(m, "%s %llu\n", ctr_names[i], s->ctr[i]);
+			seq_printf(m, "%s %llu\n", name, s->ctr[i]);
 		else
-			seq_printf(m, "%s unavailable\n", ctr_names[i]);
+			seq_printf(m, "%s unavailable\n", name);
 	}
 	kfree(s);
 	return 0;

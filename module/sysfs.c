@@ -83,28 +83,21 @@ static ssize_t info_show(struct kobject *kobj, struct kobj_attribute *attr,
 	return seq_value(mmtune_info_show, attr->attr.name, buf);
 }
 
-#define INFO_ATTR(n) \
-	static struct kobj_attribute info_##n = __ATTR(n, 0444, info_show, NULL);
-MMT_ABI_INFO(INFO_ATTR)
-#define INFO_PTR(n)	&info_##n.attr,
-static struct attribute *info_attrs[] = {
-	MMT_ABI_INFO(INFO_PTR)
-	NULL
-};
-
 /* ---- stats/ */
-
-struct ctr_attr {
-	struct kobj_attribute ka;
-	unsigned int id;
-};
 
 static ssize_t ctr_show(struct kobject *kobj, struct kobj_attribute *attr,
 			char *buf)
 {
-	unsigned int id = container_of(attr, struct ctr_attr, ka)->id;
 	struct mmtune_pcpu_stats *s;
+	unsigned int id;
 	ssize_t ret;
+
+	/* the counters' table is in enum mmtune_ctr's order */
+	for (id = 0; mmt_abi_counters[id].name; id++)
+		if (!strcmp(attr->attr.name, mmt_abi_counters[id].name))
+			break;
+	if (!mmt_abi_counters[id].name)
+		return -ENOENT;
 
 	if (!mmtune_ctr_available(id))
 		return sysfs_emit(buf, "unavailable\n");
@@ -116,15 +109,6 @@ static ssize_t ctr_show(struct kobject *kobj, struct kobj_attribute *attr,
 	kfree(s);
 	return ret;
 }
-
-#define CTR_ATTR(id, n, help) \
-	static struct ctr_attr ctr_##n = { __ATTR(n, 0444, ctr_show, NULL), id };
-MMT_ABI_COUNTERS(CTR_ATTR)
-#define CTR_PTR(id, n, help)	&ctr_##n.ka.attr,
-static struct attribute *stats_attrs[] = {
-	MMT_ABI_COUNTERS(CTR_PTR)
-	NULL
-};
 
 /* ---- latency/ */
 
@@ -188,15 +172,6 @@ static ssize_t lat_show(struct kobject *kobj, struct kobj_attribute *attr,
 	return ret;
 }
 
-#define LAT_ATTR(n) \
-	static struct kobj_attribute lat_##n = __ATTR(n, 0444, lat_show, NULL);
-MMT_ABI_LATENCY(LAT_ATTR)
-#define LAT_PTR(n)	&lat_##n.attr,
-static struct attribute *latency_attrs[] = {
-	MMT_ABI_LATENCY(LAT_PTR)
-	NULL
-};
-
 /* ---- policy/ */
 
 static ssize_t pol_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -204,15 +179,6 @@ static ssize_t pol_show(struct kobject *kobj, struct kobj_attribute *attr,
 {
 	return mmtune_policy_sysfs(attr->attr.name, buf);
 }
-
-#define POL_ATTR(n) \
-	static struct kobj_attribute pol_##n = __ATTR(n, 0444, pol_show, NULL);
-MMT_ABI_POLICY(POL_ATTR)
-#define POL_PTR(n)	&pol_##n.attr,
-static struct attribute *policy_attrs[] = {
-	MMT_ABI_POLICY(POL_PTR)
-	NULL
-};
 
 /* ---- pfn_valid/ */
 
@@ -222,7 +188,7 @@ static struct attribute *policy_attrs[] = {
  */
 static ssize_t bench_column(unsigned int col, char *buf)
 {
-	const char *p, *end, *nl, *w;
+	const char *p, *end, *nl, *w, *sp;
 	bool rows = false;
 	ssize_t len = 0;
 	unsigned int c;
@@ -240,10 +206,13 @@ static ssize_t bench_column(unsigned int col, char *buf)
 			rows = !strncmp(p, "impl ", 5);
 			continue;
 		}
-		for (w = p, c = 0; c < col && w < nl; c++)
-			w = memchr(w, ' ', nl - w) ? memchr(w, ' ', nl - w) + 1 : nl;
+		for (w = p, c = 0; c < col && w < nl; c++) {
+			sp = memchr(w, ' ', nl - w);
+			w = sp ? sp + 1 : nl;
+		}
+		sp = memchr(w, ' ', nl - w);
 		len += sysfs_emit_at(buf, len, "%s%.*s", len ? " " : "",
-				     (int)strcspn(w, " \n"), w);
+				     (int)((sp ? sp : nl) - w), w);
 	}
 	kvfree(text);
 	return len + sysfs_emit_at(buf, len, "\n");
@@ -262,27 +231,75 @@ static ssize_t pfv_show(struct kobject *kobj, struct kobj_attribute *attr,
 	return seq_value(mmtune_pfn_valid_bench_show, name + 6, buf);
 }
 
-#define PFV_ATTR(n) \
-	static struct kobj_attribute pfv_##n = __ATTR(n, 0444, pfv_show, NULL);
-MMT_ABI_PFN_VALID(PFV_ATTR)
-#define PFV_PTR(n)	&pfv_##n.attr,
-static struct attribute *pfn_valid_attrs[] = {
-	MMT_ABI_PFN_VALID(PFV_PTR)
-	NULL
-};
-
 /* ---- the tree */
 
-#define GROUP(n)							\
-	static const struct attribute_group n##_group = {		\
-		.name = #n, .attrs = n##_attrs,				\
-	};
-MMT_ABI_SYSFS_DIRS(GROUP)
-#define GROUP_PTR(n)	&n##_group,
-static const struct attribute_group *groups[] = {
-	MMT_ABI_SYSFS_DIRS(GROUP_PTR)
-	NULL
+/*
+ * One directory: its files' names (an mmtune_abi.h table) and the show
+ * every one of them shares.  The attributes are built at init from the
+ * table, so that the module cannot show a name the tools do not know.
+ */
+struct dir {
+	const char *name;
+	const char *const *files;	/* or, for stats/, the counters' */
+	ssize_t (*show)(struct kobject *kobj, struct kobj_attribute *attr,
+			char *buf);
 };
+
+static const struct dir dirs[] = {
+	{ "info", mmt_abi_info, info_show },
+	{ "stats", NULL, ctr_show },
+	{ "latency", mmt_abi_latency, lat_show },
+	{ "policy", mmt_abi_policy, pol_show },
+	{ "pfn_valid", mmt_abi_pfn_valid, pfv_show },
+};
+
+static struct attribute_group groups[ARRAY_SIZE(dirs)];
+static const struct attribute_group *group_ptrs[ARRAY_SIZE(dirs) + 1];
+static struct kobj_attribute *attrs[ARRAY_SIZE(dirs)];
+
+static const char *file_name(unsigned int d, unsigned int i)
+{
+	return dirs[d].files ? dirs[d].files[i] : mmt_abi_counters[i].name;
+}
+
+static void dirs_free(void)
+{
+	unsigned int d;
+
+	for (d = 0; d < ARRAY_SIZE(dirs); d++) {
+		kfree(groups[d].attrs);
+		groups[d].attrs = NULL;
+		kfree(attrs[d]);
+		attrs[d] = NULL;
+	}
+}
+
+static int dirs_build(void)
+{
+	unsigned int d, i, n;
+
+	for (d = 0; d < ARRAY_SIZE(dirs); d++) {
+		for (n = 0; file_name(d, n); n++)
+			;
+		attrs[d] = kcalloc(n, sizeof(*attrs[d]), GFP_KERNEL);
+		groups[d].attrs = kcalloc(n + 1, sizeof(*groups[d].attrs),
+					  GFP_KERNEL);
+		if (!attrs[d] || !groups[d].attrs) {
+			dirs_free();
+			return -ENOMEM;
+		}
+		for (i = 0; i < n; i++) {
+			sysfs_attr_init(&attrs[d][i].attr);
+			attrs[d][i].attr.name = file_name(d, i);
+			attrs[d][i].attr.mode = 0444;
+			attrs[d][i].show = dirs[d].show;
+			groups[d].attrs[i] = &attrs[d][i].attr;
+		}
+		groups[d].name = dirs[d].name;
+		group_ptrs[d] = &groups[d];
+	}
+	return 0;
+}
 
 /* The kernel's /sys/kernel/mm kobject, or NULL. */
 static struct kobject *find_mm_kobj(void)
@@ -309,13 +326,19 @@ static int mmt_sysfs_init(struct dentry *dir)
 			sizeof(sysfs_reason));
 		return 0;
 	}
+	ret = dirs_build();
+	if (ret)
+		return ret;
 	mmt_kobj = kobject_create_and_add(MMT_ABI_SYSFS_NAME, mm);
-	if (!mmt_kobj)
+	if (!mmt_kobj) {
+		dirs_free();
 		return -ENOMEM;
-	ret = sysfs_create_groups(mmt_kobj, groups);
+	}
+	ret = sysfs_create_groups(mmt_kobj, group_ptrs);
 	if (ret) {
 		kobject_put(mmt_kobj);
 		mmt_kobj = NULL;
+		dirs_free();
 		return ret;
 	}
 	strscpy(sysfs_reason, "on", sizeof(sysfs_reason));
@@ -327,9 +350,10 @@ static void mmt_sysfs_exit(void)
 	if (!mmt_kobj)
 		return;
 	/* waits for every read in progress */
-	sysfs_remove_groups(mmt_kobj, groups);
+	sysfs_remove_groups(mmt_kobj, group_ptrs);
 	kobject_put(mmt_kobj);
 	mmt_kobj = NULL;
+	dirs_free();
 }
 
 static void mmt_sysfs_info(struct seq_file *m)

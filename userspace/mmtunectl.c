@@ -592,11 +592,6 @@ static int watch(long secs, long count, int json, char *buf, struct mmt_kv *prev
  * textfile collector: mmtune_NAME_total with the HELP of mmtune_abi.h;
  * an unavailable counter is left out (no sample beats a false zero).
  */
-#define PROM_CTR(id, name, help)	{ #name, help },
-static const struct { const char *name, *help; } prom_ctrs[] = {
-	MMT_ABI_COUNTERS(PROM_CTR)
-};
-
 static void print_prometheus(const struct mmt_kv *kv, int n, int sen)
 {
 	unsigned long long u;
@@ -605,13 +600,15 @@ static void print_prometheus(const struct mmt_kv *kv, int n, int sen)
 
 	printf("# HELP mmtune_stats_enable Whether mmtune counts faults (stats_enable)\n"
 	       "# TYPE mmtune_stats_enable gauge\nmmtune_stats_enable %d\n", sen > 0);
-	for (i = 0; i < sizeof(prom_ctrs) / sizeof(prom_ctrs[0]); i++) {
-		v = mmt_kv_get(kv, n, prom_ctrs[i].name);
+	for (i = 0; mmt_abi_counters[i].name; i++) {
+		const char *name = mmt_abi_counters[i].name;
+
+		v = mmt_kv_get(kv, n, name);
 		if (!v || mmt_parse_u64(v, &u))
 			continue;
 		printf("# HELP mmtune_%s_total %s\n# TYPE mmtune_%s_total counter\n"
-		       "mmtune_%s_total %llu\n", prom_ctrs[i].name, prom_ctrs[i].help,
-		       prom_ctrs[i].name, prom_ctrs[i].name, u);
+		       "mmtune_%s_total %llu\n", name, mmt_abi_counters[i].help,
+		       name, name, u);
 	}
 }
 

@@ -25,12 +25,24 @@ static __thread char msgbuf[512];
 static __thread char rootbuf[PATH_MAX];
 static __thread int last_errno;	/* errno behind the last mapped failure */
 
-/* The module's names (module/mmtune_abi.h): never spelled out here. */
-#define KNOB_TUNABLE(id, param, debugfs)	debugfs,
-#define KNOB_RO(debugfs)			debugfs,
-const char *const mmt_knobs[] = {
-	MMT_ABI_TUNABLES(KNOB_TUNABLE) MMT_ABI_DEBUGFS_RO(KNOB_RO) NULL,
-};
+/*
+ * The module's names (module/mmtune_abi.h): the tunables' debugfs files,
+ * then the read-only ones.  Never spelled out here.
+ */
+#define NTUN	(sizeof(mmt_abi_tunables) / sizeof(mmt_abi_tunables[0]) - 1)
+#define NRO	(sizeof(mmt_abi_debugfs_ro) / sizeof(mmt_abi_debugfs_ro[0]) - 1)
+static const char *knobs[NTUN + NRO + 1];
+const char *const *const mmt_knobs = knobs;
+
+__attribute__((constructor)) static void knobs_init(void)
+{
+	size_t i;
+
+	for (i = 0; i < NTUN; i++)
+		knobs[i] = mmt_abi_tunables[i].debugfs;
+	for (i = 0; i < NRO; i++)
+		knobs[NTUN + i] = mmt_abi_debugfs_ro[i];
+}
 
 
 int mmt__fail(int err, const char *fmt, ...)
@@ -323,6 +335,11 @@ static int knob_path(char *p, size_t n, const char *knob)
 	return MMT_OK;
 }
 
+static int debugfs_first(const char *knob)
+{
+	return knob && (!strcmp(knob, "info") || !strcmp(knob, "latency"));
+}
+
 long mmt_knob_read_n(const char *knob, char *buf, size_t len)
 {
 	char p[PATH_MAX + 128];
@@ -332,19 +349,30 @@ long mmt_knob_read_n(const char *knob, char *buf, size_t len)
 	if (!buf || !len)
 		return mmt__fail(MMT_EINVAL, "no buffer to read %s into", knob ? knob : "");
 	buf[0] = '\0';
-	if (mmt_knob_name_ok(knob) && mmt_module_loaded()) {
-		/* the lockdown-proof files first (plane.c), debugfs after */
+	/*
+	 * The lockdown-proof files first (plane.c), debugfs after; but
+	 * info and latency, which have no write bit and so stay readable
+	 * under lockdown, from debugfs first: its text has every line
+	 * (sysfs has the shared names only).
+	 */
+	if (!debugfs_first(knob) && mmt_knob_name_ok(knob) && mmt_module_loaded()) {
 		r = mmt__plane_read(knob, buf, len);
 		if (r >= 0)
 			return r;
 	}
 	err = knob_path(p, sizeof(p), knob);
-	if (err)
-		return err;
-	r = mmt__read_path(p, buf, len);
-	if (r < 0)
-		return mmt_errno_to_err(errno, p, NULL);
-	return r;
+	if (!err) {
+		r = mmt__read_path(p, buf, len);
+		if (r >= 0)
+			return r;
+		err = mmt_errno_to_err(errno, p, NULL);
+	}
+	if (debugfs_first(knob) && mmt_module_loaded()) {
+		r = mmt__plane_read(knob, buf, len);
+		if (r >= 0)
+			return r;
+	}
+	return err;
 }
 
 int mmt_knob_read(const char *knob, char *buf, size_t len)

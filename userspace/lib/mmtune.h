@@ -11,6 +11,11 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* as the kernel spells it: module/mmtune_abi.h's tables use it */
+#ifndef __maybe_unused
+#define __maybe_unused __attribute__((__unused__))
+#endif
+
 /* Exit codes shared by every tool (README, "mmtunectl", "mmstress"). */
 #define MMT_EXIT_OK	0	/* done */
 #define MMT_EXIT_FAIL	1	/* could not: no module, not root, no debugfs */
@@ -66,7 +71,7 @@ int mmt_parse_long(const char *s, long min, long max, long *out);
 /* ---- additions (everything above keeps its signature) ---- */
 
 /* Known files of <debugfs>/mmtune/ (NULL-terminated), for help and completion. */
-extern const char *const mmt_knobs[];
+extern const char *const *const mmt_knobs;
 
 /* Override roots for tests: env MMTUNE_DEBUGFS (a directory standing for
  * the debugfs mount; empty or not a directory = "not mounted") and

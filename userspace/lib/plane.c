@@ -24,16 +24,6 @@
 
 static int plane_present(void);
 
-struct tunable {
-	const char *debugfs, *param;
-};
-#define TUNABLE(id, param, debugfs)	{ debugfs, #param },
-static const struct tunable tunables[] = { MMT_ABI_TUNABLES(TUNABLE) };
-
-#define NAME(n)			#n,
-static const char *const info_names[] = { MMT_ABI_INFO(NAME) };
-#define CTR_NAME(id, n, help)	#n,
-static const char *const ctr_names[] = { MMT_ABI_COUNTERS(CTR_NAME) };
 
 /* Text appended to a caller's buffer; full once it would overflow. */
 struct out {
@@ -64,9 +54,9 @@ static const char *param_of(const char *knob)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(tunables) / sizeof(tunables[0]); i++)
-		if (!strcmp(knob, tunables[i].debugfs))
-			return tunables[i].param;
+	for (i = 0; mmt_abi_tunables[i].param; i++)
+		if (!strcmp(knob, mmt_abi_tunables[i].debugfs))
+			return mmt_abi_tunables[i].param;
 	return NULL;
 }
 
@@ -103,10 +93,10 @@ static int read_info(struct out *o)
 
 	if (sysfs_value("info", "version", v, sizeof(v)))
 		return -1;
-	for (i = 0; i < sizeof(info_names) / sizeof(info_names[0]); i++)
-		if (!sysfs_value("info", info_names[i], v, sizeof(v)) &&
+	for (i = 0; mmt_abi_info[i]; i++)
+		if (!sysfs_value("info", mmt_abi_info[i], v, sizeof(v)) &&
 		    strcmp(v, "unavailable"))
-			put(o, "%s: %s\n", info_names[i], v);
+			put(o, "%s: %s\n", mmt_abi_info[i], v);
 	return 0;
 }
 
@@ -115,10 +105,10 @@ static int read_stats(struct out *o)
 	char v[VAL_MAX];
 	size_t i;
 
-	for (i = 0; i < sizeof(ctr_names) / sizeof(ctr_names[0]); i++) {
-		if (sysfs_value("stats", ctr_names[i], v, sizeof(v)))
+	for (i = 0; mmt_abi_counters[i].name; i++) {
+		if (sysfs_value("stats", mmt_abi_counters[i].name, v, sizeof(v)))
 			return -1;
-		put(o, "%s %s\n", ctr_names[i], v);
+		put(o, "%s %s\n", mmt_abi_counters[i].name, v);
 	}
 	return 0;
 }
