@@ -304,6 +304,20 @@ EOF
 		fail "stats --prometheus: every sample line is NAME VALUE"
 	fi
 	t_rc "stats --prometheus --json" 2 "$CTL" stats --prometheus --json
+	# save: the boot's files, the previous one kept as .bak
+	rm -rf "$W/sroot"; mkdir -p "$W/sroot/etc/modprobe.d"
+	echo "options mmtune fault_around_order=1" > "$W/sroot/etc/modprobe.d/mmtune.conf"
+	t_rc "save --root" 0 "$CTL" save --root "$W/sroot"
+	if grep -qx "options mmtune fault_around_order=4 stats_enable=1" "$W/sroot/etc/modprobe.d/mmtune.conf"; then
+		ok "save: modprobe.d holds the order and stats_enable in force"
+	else
+		fail "save: modprobe.d: $(grep -v '^#' "$W/sroot/etc/modprobe.d/mmtune.conf" | tr '\n' ' ')"
+	fi
+	t_file "save: the previous file kept as .bak" "$W/sroot/etc/modprobe.d/mmtune.conf.bak" "options mmtune fault_around_order=1"
+	check "save: no rules, no /etc/mmtune/policy" test ! -e "$W/sroot/etc/mmtune/policy"
+	run "$CTL" save --stdout
+	t_grep "save --stdout" out '^options mmtune fault_around_order=4 stats_enable=1$'
+	t_rc "save extra argument" 2 "$CTL" save extra
 	cp "$FIX/parse/info-odd.txt" "$T/info"
 	run "$CTL" status --json
 	t_json "status --json escapes quotes, backslash, tab" \
