@@ -846,7 +846,7 @@ static const struct kernel_param_ops policy_param_ops = {
 	.get = policy_param_get,
 	.free = policy_param_free,
 };
-module_param_cb(MMT_PARAM_POLICY, &policy_param_ops, NULL, 0644);
+module_param_cb(MMT_PARAM_POLICY, &policy_param_ops, NULL, 0600);
 mmtune_param_desc(MMT_PARAM_POLICY,
 		  "per-process fault-around rules (';' or newline between rules), or 'clear', 'add RULE', 'del N'");
 
