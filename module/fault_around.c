@@ -29,6 +29,7 @@
 #include <linux/uaccess.h>
 
 #include "mmtune.h"
+#include "mmtune_abi.h"
 #include "mmtune_trace.h"
 
 typedef int (*attr_get_t)(void *data, u64 *val);
@@ -419,9 +420,9 @@ static const struct kernel_param_ops order_param_ops = {
 	.set = order_param_set,
 	.get = order_param_get,
 };
-module_param_cb(fault_around_order, &order_param_ops, NULL, 0644);
-MODULE_PARM_DESC(fault_around_order,
-		 "fault-around order to set at load (0..log2(PTRS_PER_PTE) or 'default'); stays a live knob");
+module_param_cb(MMT_PARAM_FAULT_AROUND_ORDER, &order_param_ops, NULL, 0644);
+mmtune_param_desc(MMT_PARAM_FAULT_AROUND_ORDER,
+		  "fault-around order to set at load (0..log2(PTRS_PER_PTE) or 'default'); stays a live knob");
 
 /* ---- debugfs: fault_around_order */
 

@@ -19,12 +19,14 @@ static const struct mmtune_feature *const features[] = {
 	&mmtune_pfn_valid_feature,
 	&mmtune_stats_feature,
 	&mmtune_policy_feature,	/* after stats: uses its hooks */
+	&mmtune_sysfs_feature,	/* last: shows all of the above */
 };
 
 static struct dentry *mmtune_dir;
 static int features_up;
 
-static int info_show(struct seq_file *m, void *v)
+/* features_up only grows during init, before any file exists. */
+void mmtune_info_show(struct seq_file *m)
 {
 	int i;
 
@@ -39,6 +41,11 @@ static int info_show(struct seq_file *m, void *v)
 	for (i = 0; i < features_up; i++)
 		if (features[i]->info)
 			features[i]->info(m);
+}
+
+static int info_show(struct seq_file *m, void *v)
+{
+	mmtune_info_show(m);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(info);

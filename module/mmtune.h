@@ -12,6 +12,14 @@
 #define pr_fmt(fmt) "mmtune: " fmt
 
 struct dentry;
+struct kobject;
+struct mmtune_pcpu_stats;
+
+/*
+ * MODULE_PARM_DESC() stringifies its argument as given: this expands the
+ * MMT_PARAM_* names of mmtune_abi.h first.
+ */
+#define mmtune_param_desc(name, desc)	MODULE_PARM_DESC(name, desc)
 
 /*
  * One part of the module.  main.c keeps a table of these, brings them up
@@ -25,6 +33,12 @@ struct mmtune_feature {
 	void (*exit)(void);
 	void (*info)(struct seq_file *m);
 };
+
+/* main.c: debugfs info's text (also sysfs info/, sysfs.c). */
+void mmtune_info_show(struct seq_file *m);
+
+/* sysfs.c: /sys/kernel/mm/mmtune/, read-only state; last feature up. */
+extern const struct mmtune_feature mmtune_sysfs_feature;
 
 /* symbols.c: kernel symbols the kernel does not export to modules. */
 int mmtune_symbols_init(void);
@@ -83,11 +97,17 @@ bool mmtune_fa_available(void);
 
 /* stats.c: fault-path counters and hooks (hooks.c, hooks.h). */
 extern const struct mmtune_feature mmtune_stats_feature;
+void mmtune_stats_snapshot(struct mmtune_pcpu_stats *s, unsigned long *missed);
+const char *mmtune_ctr_name(unsigned int i);
 
 /* policy.c: per-process fault-around orders (policy.h for the hooks). */
 extern const struct mmtune_feature mmtune_policy_feature;
+/* sysfs policy/: @what is one of MMT_ABI_POLICY's names */
+int mmtune_policy_sysfs(const char *what, char *buf);
 
 /* pfn_valid.c: pfn_valid strategies, bench, cross-check, override. */
 extern const struct mmtune_feature mmtune_pfn_valid_feature;
+/* debugfs pfn_valid/bench's text, for sysfs pfn_valid/ */
+void mmtune_pfn_valid_bench_show(struct seq_file *m);
 
 #endif /* MMTUNE_H */

@@ -79,6 +79,7 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/string.h>
+#include <linux/sysfs.h>
 #include <linux/uaccess.h>
 #ifdef CONFIG_ARCH_KEEP_MEMBLOCK
 #include <linux/memblock.h>
@@ -86,6 +87,7 @@
 
 #include "compat.h"
 #include "mmtune.h"
+#include "mmtune_abi.h"
 
 #ifdef CONFIG_SPARSEMEM
 
@@ -894,7 +896,7 @@ static void pfv_sorted(const struct pfv_row *row, u64 *ns)
 	sort(ns, PFV_REPEATS, sizeof(ns[0]), pfv_cmp_u64, NULL);
 }
 
-static int bench_show(struct seq_file *m, void *v)
+void mmtune_pfn_valid_bench_show(struct seq_file *m)
 {
 	const unsigned int mid = PFV_REPEATS / 2, hi = PFV_REPEATS - 1;
 	unsigned int rows[PFV_ROWS], nrows, k;
@@ -937,6 +939,11 @@ static int bench_show(struct seq_file *m, void *v)
 	}
 out:
 	mutex_unlock(&pfv_lock);
+}
+
+static int bench_show(struct seq_file *m, void *v)
+{
+	mmtune_pfn_valid_bench_show(m);
 	return 0;
 }
 
@@ -1036,6 +1043,21 @@ static int pfv_set_mode(int mode)
 	return ret;
 }
 
+/* "off" or a strategy this arch has: its PFV_MODE_* / MMTUNE_PV_*. */
+static int pfv_parse_mode(const char *buf, int *mode)
+{
+	if (!strcmp(buf, "off")) {
+		*mode = PFV_MODE_OFF;
+		return 0;
+	}
+	*mode = pfv_parse_word(buf, pfv_names, MMTUNE_PV_NR);
+	if (*mode < 0 || !(pfv_have & BIT(*mode))) {
+		pr_warn("pfn_valid: mode '%s': no such strategy here\n", buf);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static ssize_t mode_write(struct file *file, const char __user *ubuf,
 			  size_t count, loff_t *ppos)
 {
@@ -1045,16 +1067,9 @@ static ssize_t mode_write(struct file *file, const char __user *ubuf,
 	ret = pfv_get_write(buf, sizeof(buf), ubuf, count, ppos);
 	if (ret)
 		return ret;
-	if (!strcmp(buf, "off")) {
-		mode = PFV_MODE_OFF;
-	} else {
-		mode = pfv_parse_word(buf, pfv_names, MMTUNE_PV_NR);
-		if (mode < 0 || !(pfv_have & BIT(mode))) {
-			pr_warn("pfn_valid: mode '%s': no such strategy here\n",
-				buf);
-			return -EINVAL;
-		}
-	}
+	ret = pfv_parse_mode(buf, &mode);
+	if (ret)
+		return ret;
 	mutex_lock(&pfv_lock);
 	ret = pfv_set_mode(mode);
 	mutex_unlock(&pfv_lock);
@@ -1070,12 +1085,82 @@ static const struct file_operations mode_fops = {
 	.write	= mode_write,
 };
 
+/*
+ * ---- module parameter pfn_valid_mode: debugfs pfn_valid/mode in the
+ * place lockdown leaves writable.  A value given at load waits for init
+ * (pfv_pending); every set holds the module's parameter lock, then
+ * pfv_lock.
+ */
+static enum { PFV_LOADING, PFV_READY, PFV_GONE } pfv_state;
+static char pfv_pending[16];
+
+static int mode_param_set(const char *val, const struct kernel_param *kp)
+{
+	char buf[16];
+	int mode, ret;
+
+	if (strscpy(buf, val, sizeof(buf)) < 0)
+		return -EINVAL;
+	strreplace(buf, '\n', '\0');
+	mutex_lock(&pfv_lock);
+	if (pfv_state == PFV_LOADING) {
+		/* pfv_have is not known yet: init checks the name */
+		strscpy(pfv_pending, buf, sizeof(pfv_pending));
+		ret = 0;
+	} else if (pfv_state == PFV_GONE) {
+		ret = -ENODEV;
+	} else {
+		ret = pfv_parse_mode(buf, &mode);
+		if (!ret)
+			ret = pfv_set_mode(mode);
+	}
+	mutex_unlock(&pfv_lock);
+	return ret;
+}
+
+static int mode_param_get(char *buf, const struct kernel_param *kp)
+{
+	int mode = READ_ONCE(pfv_mode);
+
+	return sysfs_emit(buf, "%s\n", mode < 0 ? "off" : pfv_names[mode]);
+}
+
+static const struct kernel_param_ops mode_param_ops = {
+	.set = mode_param_set,
+	.get = mode_param_get,
+};
+module_param_cb(MMT_PARAM_PFN_VALID_MODE, &mode_param_ops, NULL, 0644);
+mmtune_param_desc(MMT_PARAM_PFN_VALID_MODE,
+		  "pfn_valid strategy behind pfn_to_online_page: off or one of info's pfn_valid_impls");
+
+static int pfv_apply_pending(void)
+{
+	int mode, ret = 0;
+
+	mutex_lock(&pfv_lock);
+	pfv_state = PFV_READY;
+	if (pfv_pending[0]) {
+		ret = pfv_parse_mode(pfv_pending, &mode);
+		if (!ret)
+			ret = pfv_set_mode(mode);
+		if (ret) {
+			pr_err("cannot set pfn_valid_mode=%s at load (%d)\n",
+			       pfv_pending, ret);
+			pfv_override_exit();
+			pfv_state = PFV_GONE;
+		}
+	}
+	mutex_unlock(&pfv_lock);
+	return ret;
+}
+
 /* ---- the feature */
 
 static int pfv_init(struct dentry *dir)
 {
 	unsigned long addr = mmtune_lookup_name("max_pfn");
 	struct dentry *d;
+	int ret;
 
 	pfv_have = mmtune_pfn_valid_impls() | BIT(MMTUNE_PV_STOCK);
 	pfv_memblock_init();
@@ -1084,6 +1169,9 @@ static int pfv_init(struct dentry *dir)
 		pfv_max_pfn = (unsigned long *)addr;
 	pfv_tally_init(pfv_total);
 	pfv_override_init();
+	ret = pfv_apply_pending();
+	if (ret)
+		return ret;
 
 	d = debugfs_create_dir("pfn_valid", dir);
 	debugfs_create_file("bench", 0600, d, NULL, &bench_fops);
@@ -1094,6 +1182,7 @@ static int pfv_init(struct dentry *dir)
 static void pfv_exit(void)
 {
 	mutex_lock(&pfv_lock);
+	pfv_state = PFV_GONE;
 	pfv_override_exit();
 	mutex_unlock(&pfv_lock);
 }
@@ -1126,6 +1215,30 @@ static void pfv_info(struct seq_file *m)
 }
 
 #else /* !CONFIG_SPARSEMEM */
+
+/* Nothing to choose from: only "off" is accepted. */
+static int mode_param_set(const char *val, const struct kernel_param *kp)
+{
+	return sysfs_streq(val, "off") ? 0 : -EOPNOTSUPP;
+}
+
+static int mode_param_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "off\n");
+}
+
+static const struct kernel_param_ops mode_param_ops = {
+	.set = mode_param_set,
+	.get = mode_param_get,
+};
+module_param_cb(MMT_PARAM_PFN_VALID_MODE, &mode_param_ops, NULL, 0644);
+mmtune_param_desc(MMT_PARAM_PFN_VALID_MODE,
+		  "pfn_valid strategy: only off on a kernel without SPARSEMEM");
+
+void mmtune_pfn_valid_bench_show(struct seq_file *m)
+{
+	seq_puts(m, "pattern: none\n");
+}
 
 static int pfv_init(struct dentry *dir)
 {

@@ -81,6 +81,7 @@
 #include <linux/hash.h>
 #include <linux/kernel.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/overflow.h>
 #include <linux/percpu.h>
@@ -91,10 +92,12 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/sysfs.h>
 #include <linux/uaccess.h>
 #include <linux/workqueue.h>
 
 #include "mmtune.h"
+#include "mmtune_abi.h"
 #include "compat.h"
 #include "hooks.h"
 #include "policy.h"
@@ -139,6 +142,8 @@ struct policy_set {
 static struct policy_set __rcu *policy;
 static DEFINE_MUTEX(policy_lock);
 static bool policy_ready, policy_exiting;
+static bool policy_loading = true;	/* before init: parameters wait */
+static char *policy_pending;		/* policy= given at load */
 static char policy_reason[96] = "off: not initialised";
 
 static void policy_poll(struct work_struct *work);
@@ -571,16 +576,14 @@ static void policy_poll(struct work_struct *work)
 
 /* ---- the debugfs file ---- */
 
-static void show_rule(struct seq_file *m, const struct policy_rule *r)
+/* The rule as it is written, without a newline. */
+static void show_rule_text(struct seq_file *m, const struct policy_rule *r)
 {
-	bool exited = false;
-
 	switch (r->kind) {
 	case RULE_COMM:
 		seq_printf(m, "comm=%.*s", TASK_COMM_LEN, (const char *)r->comm);
 		break;
 	case RULE_PID:
-		exited = pid_exited(r->pid);
 		seq_printf(m, "pid=%d", pid_vnr(r->pid));
 		break;
 	case RULE_CGROUP:
@@ -589,7 +592,14 @@ static void show_rule(struct seq_file *m, const struct policy_rule *r)
 	default:
 		break;
 	}
-	seq_printf(m, " order=%u #%s", r->order, exited ? " exited" : "");
+	seq_printf(m, " order=%u", r->order);
+}
+
+static void show_rule(struct seq_file *m, const struct policy_rule *r)
+{
+	show_rule_text(m, r);
+	seq_printf(m, " #%s", r->kind == RULE_PID && pid_exited(r->pid) ?
+		   " exited" : "");
 }
 
 static void show_ctr(struct seq_file *m, const struct policy_set *set,
@@ -641,11 +651,44 @@ static int policy_open(struct inode *inode, struct file *file)
 	return single_open(file, policy_show, NULL);
 }
 
-static ssize_t policy_write(struct file *file, const char __user *ubuf,
-			    size_t count, loff_t *ppos)
+/*
+ * Apply @buf, a whole rule set or "clear" (NUL-terminated, modified by
+ * the parse).  Nothing changes unless it is wholly valid.
+ */
+static int policy_apply_locked(char *buf)
 {
 	struct policy_set *set, *cur;
 	bool clear;
+	int ret;
+
+	if (policy_exiting)
+		return -ENODEV;
+	set = kzalloc(struct_size(set, rule, POLICY_MAX_RULES), GFP_KERNEL);
+	if (!set)
+		return -ENOMEM;
+	/* parsed under the lock: a pid= rule may name one of the current set */
+	cur = rcu_dereference_protected(policy, lockdep_is_held(&policy_lock));
+	ret = parse_set(buf, set, cur, &clear);
+	if (!ret && !clear) {
+		set->ctr = __alloc_percpu(sizeof(struct policy_ctr) * (set->nr + 1),
+					  __alignof__(struct policy_ctr));
+		if (!set->ctr)
+			ret = -ENOMEM;
+	}
+	if (!ret && clear) {
+		stop_locked();
+	} else if (!ret) {
+		ret = install_locked(set);
+		if (!ret)
+			set = NULL;	/* the policy's now */
+	}
+	free_set(set);
+	return ret;
+}
+
+static ssize_t policy_write(struct file *file, const char __user *ubuf,
+			    size_t count, loff_t *ppos)
+{
 	char *buf;
 	int ret;
 
@@ -658,33 +701,10 @@ static ssize_t policy_write(struct file *file, const char __user *ubuf,
 		kfree(buf);
 		return -EINVAL;
 	}
-	set = kzalloc(struct_size(set, rule, POLICY_MAX_RULES), GFP_KERNEL);
-	if (!set) {
-		kfree(buf);
-		return -ENOMEM;
-	}
-	/* parsed under the lock: a pid= rule may name one of the current set */
 	mutex_lock(&policy_lock);
-	cur = rcu_dereference_protected(policy, lockdep_is_held(&policy_lock));
-	ret = parse_set(buf, set, cur, &clear);
-	if (!ret && !clear) {
-		set->ctr = __alloc_percpu(sizeof(struct policy_ctr) * (set->nr + 1),
-					  __alignof__(struct policy_ctr));
-		if (!set->ctr)
-			ret = -ENOMEM;
-	}
-	if (!ret && policy_exiting)
-		ret = -ENODEV;
-	if (!ret && clear) {
-		stop_locked();
-	} else if (!ret) {
-		ret = install_locked(set);
-		if (!ret)
-			set = NULL;	/* the policy's now */
-	}
+	ret = policy_apply_locked(buf);
 	mutex_unlock(&policy_lock);
 	kfree(buf);
-	free_set(set);
 	if (ret)
 		return ret;
 	*ppos += count;
@@ -700,9 +720,181 @@ static const struct file_operations policy_fops = {
 	.write		= policy_write,
 };
 
+/*
+ * ---- module parameter "policy" ----
+ *
+ * The policy in the place lockdown leaves writable.  A sysfs write holds
+ * at most a page, less than a full set may need (POLICY_WRITE_MAX), so
+ * besides a whole set (rules separated by newlines or ';', as modprobe.d
+ * cannot hold a newline) and "clear", a write may be one verb:
+ *
+ *   add RULE    append RULE to the current set
+ *   del N       drop the Nth rule (counting from 1)
+ *
+ * Each builds the new set as text (the current rules as a read shows
+ * them, edited) and applies it as a whole write, so every rule of the set
+ * is parsed again (an exited pid= rule keeps its process, see above) and
+ * the counters start again, as with any write.  A read gives the rules as
+ * written, one per line, as many as fit a page; sysfs policy/rules says
+ * how many there are.
+ */
+
+/* The current rules as text, but rule @skip (-1: none), then @extra. */
+static char *policy_text_locked(int skip, const char *extra)
+{
+	const struct policy_set *cur;
+	struct seq_file m = { };
+	unsigned int i;
+
+	m.size = POLICY_WRITE_MAX + PAGE_SIZE;
+	m.buf = kvmalloc(m.size, GFP_KERNEL);
+	if (!m.buf)
+		return ERR_PTR(-ENOMEM);
+	cur = rcu_dereference_protected(policy, lockdep_is_held(&policy_lock));
+	for (i = 0; cur && i < cur->nr; i++) {
+		if (i == skip)
+			continue;
+		show_rule(&m, &cur->rule[i]);
+		seq_putc(&m, '\n');
+	}
+	if (extra)
+		seq_printf(&m, "%s\n", extra);
+	if (seq_has_overflowed(&m) || m.count >= m.size) {
+		kvfree(m.buf);
+		return ERR_PTR(-E2BIG);
+	}
+	m.buf[m.count] = '\0';
+	return m.buf;
+}
+
+/* A parameter write (NUL-terminated, ';' already newlines). */
+static int policy_param_apply_locked(char *val)
+{
+	const struct policy_set *cur;
+	char *text = strim(val), *buf;
+	unsigned int n;
+	int ret;
+
+	if (!policy_ready)
+		return -EOPNOTSUPP;
+	if (strncmp(text, "add ", 4) && strncmp(text, "del ", 4))
+		return policy_apply_locked(text);
+	cur = rcu_dereference_protected(policy, lockdep_is_held(&policy_lock));
+	if (text[0] == 'a') {
+		if (strchr(text, '\n'))
+			return -EINVAL;		/* one rule per add */
+		buf = policy_text_locked(-1, text + 4);
+	} else {
+		if (kstrtouint(strim(text + 4), 10, &n) || !n ||
+		    !cur || n > cur->nr)
+			return -EINVAL;
+		if (cur->nr == 1)
+			return policy_apply_locked(strcpy(text, "clear"));
+		buf = policy_text_locked(n - 1, NULL);
+	}
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	ret = policy_apply_locked(buf);
+	kvfree(buf);
+	return ret;
+}
+
+static int policy_param_set(const char *val, const struct kernel_param *kp)
+{
+	char *buf;
+	int ret = 0;
+
+	buf = kstrdup(val, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	strreplace(buf, ';', '\n');
+	mutex_lock(&policy_lock);
+	if (policy_loading)
+		swap(policy_pending, buf);	/* applied by init */
+	else
+		ret = policy_param_apply_locked(buf);
+	mutex_unlock(&policy_lock);
+	kfree(buf);
+	return ret;
+}
+
+static int policy_param_get(char *buf, const struct kernel_param *kp)
+{
+	const struct policy_set *set;
+	struct seq_file m = { .buf = buf, .size = PAGE_SIZE };
+	unsigned int i;
+	size_t len = 0;
+
+	mutex_lock(&policy_lock);
+	set = rcu_dereference_protected(policy, lockdep_is_held(&policy_lock));
+	for (i = 0; set && i < set->nr; i++) {
+		show_rule_text(&m, &set->rule[i]);
+		seq_putc(&m, '\n');
+		if (seq_has_overflowed(&m))
+			break;
+		len = m.count;	/* whole lines only */
+	}
+	mutex_unlock(&policy_lock);
+	return len;
+}
+
+/* A policy= that init never saw (an earlier part failed the load). */
+static void policy_param_free(void *arg)
+{
+	kfree(policy_pending);
+	policy_pending = NULL;
+}
+
+static const struct kernel_param_ops policy_param_ops = {
+	.set = policy_param_set,
+	.get = policy_param_get,
+	.free = policy_param_free,
+};
+module_param_cb(MMT_PARAM_POLICY, &policy_param_ops, NULL, 0600);
+mmtune_param_desc(MMT_PARAM_POLICY,
+		  "per-process fault-around rules (';' or newline between rules), or 'clear', 'add RULE', 'del N'");
+
+/* sysfs policy/ (sysfs.c): @what is one of MMT_ABI_POLICY's names. */
+int mmtune_policy_sysfs(const char *what, char *buf)
+{
+	bool pages = mmtune_hook_state(MMT_HOOK_SET_PTE) == MMT_HOOK_ON;
+	const struct policy_set *set;
+	unsigned int i;
+	int len = 0;
+	u64 h, p;
+
+	mutex_lock(&policy_lock);
+	set = rcu_dereference_protected(policy, lockdep_is_held(&policy_lock));
+	if (!strcmp(what, "rules")) {
+		len = sysfs_emit(buf, "%u\n", set ? set->nr : 0);
+	} else if (!strcmp(what, "default_hits") ||
+		   !strcmp(what, "default_pages")) {
+		h = 0;
+		p = 0;
+		if (set)
+			ctr_sum(set, set->nr, &h, &p);
+		if (what[8] == 'p' && !pages)
+			len = sysfs_emit(buf, "unavailable\n");
+		else
+			len = sysfs_emit(buf, "%llu\n", what[8] == 'h' ? h : p);
+	} else if (what[0] == 'p' && !pages) {
+		len = sysfs_emit(buf, "unavailable\n");
+	} else {
+		/* hits or pages: one number per rule, in rule order */
+		for (i = 0; set && i < set->nr; i++) {
+			ctr_sum(set, i, &h, &p);
+			len += sysfs_emit_at(buf, len, "%s%llu", i ? " " : "",
+					     what[0] == 'h' ? h : p);
+		}
+		len += sysfs_emit_at(buf, len, "\n");
+	}
+	mutex_unlock(&policy_lock);
+	return len;
+}
+
 /* ---- the feature ---- */
 
-static int policy_init(struct dentry *dir)
+static int policy_init_feature(struct dentry *dir)
 {
 	BUILD_BUG_ON(POLICY_MAX_RULES >= SLOT_TAG);
 	BUILD_BUG_ON(TASK_COMM_LEN != 2 * sizeof(u64));
@@ -722,6 +914,40 @@ static int policy_init(struct dentry *dir)
 	strscpy(policy_reason, "on", sizeof(policy_reason));
 	debugfs_create_file("policy", 0600, dir, NULL, &policy_fops);
 	return 0;
+}
+
+/* policy= given at load; the lock is held. */
+static int policy_apply_pending_locked(void)
+{
+	int ret;
+
+	policy_loading = false;
+	if (!policy_pending)
+		return 0;
+	ret = policy_param_apply_locked(policy_pending);
+	if (ret)
+		pr_err("cannot apply policy= at load (%d)\n", ret);
+	kfree(policy_pending);
+	policy_pending = NULL;
+	return ret;
+}
+
+static int policy_init(struct dentry *dir)
+{
+	int ret;
+
+	ret = policy_init_feature(dir);
+	mutex_lock(&policy_lock);
+	if (!ret)
+		ret = policy_apply_pending_locked();
+	if (ret) {
+		policy_exiting = true;
+		stop_locked();
+	}
+	mutex_unlock(&policy_lock);
+	if (ret)
+		cancel_delayed_work_sync(&poll_work);
+	return ret;
 }
 
 static void policy_exit(void)

@@ -22,14 +22,17 @@
 #include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/kernel.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/sysfs.h>
 #include <linux/uaccess.h>
 
 #include "mmtune.h"
+#include "mmtune_abi.h"
 #include "hooks.h"
 
 struct mmtune_pcpu_stats __percpu *mmtune_pcpu;
@@ -38,13 +41,12 @@ static DEFINE_MUTEX(stats_lock);
 static struct mmtune_pcpu_stats base;	/* sums at the last reset */
 static unsigned long base_missed;
 
-static const char *const ctr_names[] = {
-	[MMT_CTR_FAULTS]		= "faults",
-	[MMT_CTR_FA_CALLS]		= "fault_around_calls",
-	[MMT_CTR_FA_REQUESTED]		= "fault_around_pages_requested",
-	[MMT_CTR_FA_MAPPED]		= "fault_around_pages_mapped",
-	[MMT_CTR_LAT_UNCLASSIFIED]	= NULL,	/* in the latency file */
-};
+/*
+ * Whether the parameters below act now (READY), wait for init (LOADING:
+ * modprobe's values arrive before it) or are refused (GONE: unloading).
+ */
+static enum { STATS_LOADING, STATS_READY, STATS_GONE } stats_state;
+static int pending_enable = -1, pending_latency = -1;
 
 /* Sum of every CPU's counters into @sum. */
 static void stats_sum(struct mmtune_pcpu_stats *sum)
@@ -98,6 +100,44 @@ static int parse_bool_write(const char __user *ubuf, size_t count,
 
 /* ---- stats ---- */
 
+static void stats_reset(void)
+{
+	mutex_lock(&stats_lock);
+	stats_sum(&base);
+	base_missed = mmtune_hooks_latency_missed();
+	mutex_unlock(&stats_lock);
+}
+
+/*
+ * The counters and histogram since the last reset into @s (allocated by
+ * the caller: it is too large for the stack), and the faults the latency
+ * kretprobe missed since then into @missed (may be NULL).
+ */
+void mmtune_stats_snapshot(struct mmtune_pcpu_stats *s, unsigned long *missed)
+{
+	unsigned long m;
+
+	mutex_lock(&stats_lock);
+	stats_since_reset(s);
+	m = mmtune_hooks_latency_missed() - base_missed;
+	mutex_unlock(&stats_lock);
+	/* faults the kretprobe missed are faults all the same */
+	s->ctr[MMT_CTR_FAULTS] += m;
+	if (missed)
+		*missed = m;
+}
+
+/*
+ * The name of counter @i in stats (NULL: not a stats line): mmtune_abi.h's
+ * table, in enum mmtune_ctr's order; MMT_CTR_LAT_UNCLASSIFIED, past its
+ * end, is in latency.
+ */
+const char *mmtune_ctr_name(unsigned int i)
+{
+	BUILD_BUG_ON(ARRAY_SIZE(mmt_abi_counters) != MMT_CTR_LAT_UNCLASSIFIED + 1);
+	return i < MMT_CTR_LAT_UNCLASSIFIED ? mmt_abi_counters[i].name : NULL;
+}
+
 static int stats_show(struct seq_file *m, void *v)
 {
 	struct mmtune_pcpu_stats *s;
@@ -106,18 +146,16 @@ static int stats_show(struct seq_file *m, void *v)
 	s = kmalloc(sizeof(*s), GFP_KERNEL);
 	if (!s)
 		return -ENOMEM;
-	mutex_lock(&stats_lock);
-	stats_since_reset(s);
-	/* faults the kretprobe missed are faults all the same */
-	s->ctr[MMT_CTR_FAULTS] += mmtune_hooks_latency_missed() - base_missed;
-	mutex_unlock(&stats_lock);
+	mmtune_stats_snapshot(s, NULL);
 	for (i = 0; i < MMT_CTR_NR; i++) {
-		if (!ctr_names[i])
+		const char *name = mmtune_ctr_name(i);
+
+		if (!name)
 			continue;
 		if (mmtune_ctr_available(i))
-			seq_printf(m, "%s %llu\n", ctr_names[i], s->ctr[i]);
+			seq_printf(m, "%s %llu\n", name, s->ctr[i]);
 		else
-			seq_printf(m, "%s unavailable\n", ctr_names[i]);
+			seq_printf(m, "%s unavailable\n", name);
 	}
 	kfree(s);
 	return 0;
@@ -139,10 +177,7 @@ static ssize_t stats_write(struct file *file, const char __user *ubuf,
 		return ret;
 	if (one)
 		return -EINVAL;		/* only "0": reset */
-	mutex_lock(&stats_lock);
-	stats_sum(&base);
-	base_missed = mmtune_hooks_latency_missed();
-	mutex_unlock(&stats_lock);
+	stats_reset();
 	*ppos += count;
 	return count;
 }
@@ -166,6 +201,14 @@ static ssize_t bool_read(char __user *ubuf, size_t count, loff_t *ppos,
 	return simple_read_from_buffer(ubuf, count, ppos, buf, sizeof(buf));
 }
 
+static int set_enable_locked(bool on)
+{
+	if (on)
+		return mmtune_hooks_enable();
+	mmtune_hooks_disable();
+	return 0;
+}
+
 static ssize_t enable_read(struct file *file, char __user *ubuf,
 			   size_t count, loff_t *ppos)
 {
@@ -182,10 +225,7 @@ static ssize_t enable_write(struct file *file, const char __user *ubuf,
 	if (ret)
 		return ret;
 	mutex_lock(&stats_lock);
-	if (on)
-		ret = mmtune_hooks_enable();
-	else
-		mmtune_hooks_disable();
+	ret = set_enable_locked(on);
 	mutex_unlock(&stats_lock);
 	if (ret)
 		return ret;
@@ -317,6 +357,120 @@ static int latency_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(latency);
 
+/*
+ * ---- module parameters: stats_enable, latency_enable, stats_reset ----
+ *
+ * The same settings as the debugfs files, in the place lockdown leaves
+ * writable (/sys/module/mmtune/parameters/).  The module's parameter lock
+ * (kernel_param_lock) is held around every set; stats_lock orders them
+ * against init and exit.
+ */
+static int enable_param_set(const char *val, const struct kernel_param *kp)
+{
+	bool on;
+	int ret = 0;
+
+	if (kstrtobool(val, &on))
+		return -EINVAL;
+	mutex_lock(&stats_lock);
+	if (stats_state == STATS_LOADING)
+		pending_enable = on;	/* applied by init */
+	else if (stats_state == STATS_GONE)
+		ret = -ENODEV;
+	else
+		ret = set_enable_locked(on);
+	mutex_unlock(&stats_lock);
+	return ret;
+}
+
+static int enable_param_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", mmtune_hooks_enabled());
+}
+
+static const struct kernel_param_ops enable_param_ops = {
+	.set = enable_param_set,
+	.get = enable_param_get,
+};
+module_param_cb(MMT_PARAM_STATS_ENABLE, &enable_param_ops, NULL, 0644);
+mmtune_param_desc(MMT_PARAM_STATS_ENABLE,
+		  "1 places the fault-path hooks and counts, 0 removes them (as debugfs stats_enable)");
+
+static int latency_param_set(const char *val, const struct kernel_param *kp)
+{
+	bool on;
+	int ret = 0;
+
+	if (kstrtobool(val, &on))
+		return -EINVAL;
+	mutex_lock(&stats_lock);
+	if (stats_state == STATS_LOADING)
+		pending_latency = on;
+	else if (stats_state == STATS_GONE)
+		ret = -ENODEV;
+	else
+		ret = mmtune_hooks_set_latency(on);
+	mutex_unlock(&stats_lock);
+	return ret;
+}
+
+static int latency_param_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", mmtune_hooks_latency_wanted());
+}
+
+static const struct kernel_param_ops latency_param_ops = {
+	.set = latency_param_set,
+	.get = latency_param_get,
+};
+module_param_cb(MMT_PARAM_LATENCY_ENABLE, &latency_param_ops, NULL, 0644);
+mmtune_param_desc(MMT_PARAM_LATENCY_ENABLE,
+		  "1 (default): stats_enable also times faults; changes only while stats are off");
+
+/* Writing 1 resets the counters (as "0" to debugfs stats); no value to read. */
+static int reset_param_set(const char *val, const struct kernel_param *kp)
+{
+	bool one;
+	int ret = 0;
+
+	if (kstrtobool(val, &one) || !one)
+		return -EINVAL;
+	mutex_lock(&stats_lock);
+	if (stats_state == STATS_GONE)
+		ret = -ENODEV;
+	mutex_unlock(&stats_lock);
+	if (!ret)
+		stats_reset();	/* at load: nothing to reset, harmless */
+	return ret;
+}
+
+static const struct kernel_param_ops reset_param_ops = {
+	.set = reset_param_set,
+};
+module_param_cb(MMT_PARAM_STATS_RESET, &reset_param_ops, NULL, 0200);
+mmtune_param_desc(MMT_PARAM_STATS_RESET,
+		  "write 1 to reset the counters and the latency histogram");
+
+/* stats_enable= and latency_enable= given at load. */
+static int stats_apply_pending(void)
+{
+	int ret = 0;
+
+	mutex_lock(&stats_lock);
+	stats_state = STATS_READY;
+	if (pending_latency >= 0)
+		ret = mmtune_hooks_set_latency(pending_latency);
+	if (!ret && pending_enable >= 0)
+		ret = set_enable_locked(pending_enable);
+	if (ret)
+		stats_state = STATS_GONE;
+	mutex_unlock(&stats_lock);
+	if (ret)
+		pr_err("cannot apply stats_enable=%d latency_enable=%d at load (%d)\n",
+		       pending_enable, pending_latency, ret);
+	return ret;
+}
+
 /* ---- the feature ---- */
 
 static int stats_init(struct dentry *dir)
@@ -332,6 +486,13 @@ static int stats_init(struct dentry *dir)
 		mmtune_pcpu = NULL;
 		return ret;
 	}
+	ret = stats_apply_pending();
+	if (ret) {
+		mmtune_hooks_exit();
+		free_percpu(mmtune_pcpu);
+		mmtune_pcpu = NULL;
+		return ret;
+	}
 	debugfs_create_file("stats", 0600, dir, NULL, &stats_fops);
 	debugfs_create_file("stats_enable", 0600, dir, NULL, &enable_fops);
 	debugfs_create_file("latency_enable", 0600, dir, NULL,
@@ -342,6 +503,9 @@ static int stats_init(struct dentry *dir)
 
 static void stats_exit(void)
 {
+	mutex_lock(&stats_lock);
+	stats_state = STATS_GONE;
+	mutex_unlock(&stats_lock);
 	/* every hook is gone (and waited for) before the counters go */
 	mmtune_hooks_exit();
 	free_percpu(mmtune_pcpu);

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "mmtune.h"
+#include "mmtune_abi.h"
 #include "cgrun.h"
 
 #ifndef MMT_VERSION
@@ -228,6 +229,13 @@ static int cmd_status(int argc, char **argv)
 			mmt_json_str(stdout, root);
 		else
 			fputs("null", stdout);
+		fputs(",\"interface\":", stdout);
+		if (loaded)
+			mmt_json_str(stdout, mmt_interface());
+		else
+			fputs("null", stdout);
+		fputs(",\"lockdown\":", stdout);
+		mmt_json_str(stdout, mmt_lockdown());
 		fputs(",\"arch\":", stdout);
 		mmt_json_str(stdout, arch);
 		printf(",\"page_size\":%ld,\"fault_around_order\":%d,\"fault_around_bytes\":%llu",
@@ -269,6 +277,9 @@ static int cmd_status(int argc, char **argv)
 		if (version[0])
 			printf(" (version %s)", version);
 		printf("\n%-20s %s\n", "debugfs:", root ? root : "not mounted");
+		if (loaded)
+			printf("%-20s %s\n", "interface:", mmt_interface());
+		printf("%-20s %s\n", "lockdown:", mmt_lockdown());
 		printf("%-20s %s\n", "arch:", arch);
 		printf("%-20s %ld\n", "page_size:", ps);
 		printf("%-20s %d\n", "fault_around_order:", order);
@@ -576,24 +587,51 @@ static int watch(long secs, long count, int json, char *buf, struct mmt_kv *prev
 	return rc;
 }
 
+/*
+ * The counters in Prometheus' text exposition format, for node_exporter's
+ * textfile collector: mmtune_NAME_total with the HELP of mmtune_abi.h;
+ * an unavailable counter is left out (no sample beats a false zero).
+ */
+static void print_prometheus(const struct mmt_kv *kv, int n, int sen)
+{
+	unsigned long long u;
+	const char *v;
+	size_t i;
+
+	printf("# HELP mmtune_stats_enable Whether mmtune counts faults (stats_enable)\n"
+	       "# TYPE mmtune_stats_enable gauge\nmmtune_stats_enable %d\n", sen > 0);
+	for (i = 0; mmt_abi_counters[i].name; i++) {
+		const char *name = mmt_abi_counters[i].name;
+
+		v = mmt_kv_get(kv, n, name);
+		if (!v || mmt_parse_u64(v, &u))
+			continue;
+		printf("# HELP mmtune_%s_total %s\n# TYPE mmtune_%s_total counter\n"
+		       "mmtune_%s_total %llu\n", name, mmt_abi_counters[i].help,
+		       name, name, u);
+	}
+}
+
 static int cmd_stats(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "prometheus", no_argument, NULL, 'p' },
 		{ "watch", required_argument, NULL, 'w' },
 		{ "count", required_argument, NULL, 'c' },
 		{ "reset", no_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int json = 0, reset = 0, c, n, i, err, sen, rc = 0;
+	int json = 0, prom = 0, reset = 0, c, n, i, err, sen, rc = 0;
 	long secs = 0, count = 0;
 	struct mmt_kv *kv;
 	char *buf;
 
-	while ((c = getopt_long(argc, argv, "+:jw:c:rh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:jpw:c:rh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j': json = 1; break;
+		case 'p': prom = 1; break;
 		case 'r': reset = 1; break;
 		case 'w':
 			if (mmt_parse_long(optarg, 1, 86400, &secs))
@@ -611,6 +649,8 @@ static int cmd_stats(int argc, char **argv)
 		return usage_err("stats", "unexpected argument '%s'", argv[optind]);
 	if (count && !secs)
 		return usage_err("stats", "--count needs --watch");
+	if (prom && (json || secs))
+		return usage_err("stats", "--prometheus goes alone (no --json, no --watch)");
 
 	if (reset) {
 		err = mmt_knob_write("stats", "0");
@@ -631,10 +671,12 @@ static int cmd_stats(int argc, char **argv)
 		goto out;
 	}
 	sen = stats_enabled();
-	if (sen == 0)
+	if (sen == 0 && !prom)
 		fprintf(stderr, PROG ": note: counting is off: run '" PROG " set stats_enable 1'\n");
 
-	if (secs) {
+	if (prom) {
+		print_prometheus(kv, n, sen);
+	} else if (secs) {
 		rc = watch(secs, count, json, buf, kv, n);
 	} else if (json) {
 		fputs("{\"stats_enable\":", stdout);
@@ -1826,6 +1868,176 @@ static int tune_cleanup(struct tune_ctx *t)
 	return rc;
 }
 
+/* ---- save ---- */
+
+/*
+ * Replace path with text atomically (a temporary file renamed over it);
+ * what was there, if different, stays as path.bak.  text NULL: the file
+ * goes (kept as path.bak).  0, or an exit code after saying why.
+ */
+static int save_file(const char *path, const char *text)
+{
+	char tmp[PATH_MAX], bak[PATH_MAX], old[8192];
+	int fd = -1, have_old;
+	long n = -1;
+	FILE *f;
+
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp) ||
+	    (size_t)snprintf(bak, sizeof(bak), "%s.bak", path) >= sizeof(bak))
+		return usage_err("save", "path too long: %.80s", path);
+	f = fopen(path, "r");
+	have_old = f != NULL;
+	if (f) {
+		n = (long)fread(old, 1, sizeof(old) - 1, f);
+		old[n] = '\0';
+		fclose(f);
+	}
+	if (text && have_old && !strcmp(old, text))
+		return 0;	/* already saved */
+	if (have_old && (link(path, bak) && (errno != EEXIST ||
+	    rename(path, bak) || link(bak, path)))) {
+		fprintf(stderr, PROG ": save: cannot keep %s as %s: %s\n", path, bak, strerror(errno));
+		return MMT_EXIT_FAIL;
+	}
+	if (!text) {
+		if (have_old && unlink(path)) {
+			fprintf(stderr, PROG ": save: %s: %s\n", path, strerror(errno));
+			return MMT_EXIT_FAIL;
+		}
+		return 0;
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text) ||
+	    fsync(fd) || close(fd) || rename(tmp, path)) {
+		fprintf(stderr, PROG ": save: %s: %s\n", path, strerror(errno));
+		if (fd >= 0)
+			unlink(tmp);
+		return MMT_EXIT_FAIL;
+	}
+	return 0;
+}
+
+/* A parameter's value, trailing newline dropped, into v ("" if unknown). */
+static void param_value(const char *knob, char *v, size_t n)
+{
+	size_t l;
+
+	if (mmt_knob_read(knob, v, n)) {
+		v[0] = '\0';
+		return;
+	}
+	l = strlen(v);
+	while (l && (v[l - 1] == '\n' || v[l - 1] == ' '))
+		v[--l] = '\0';
+}
+
+/* Append to a fixed buffer; 0, or -1 once it would overflow. */
+static int __attribute__((format(printf, 3, 4))) cat_text(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t used = strlen(buf);
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf + used, len - used, fmt, ap);
+	va_end(ap);
+	return n < 0 || (size_t)n >= len - used ? -1 : 0;
+}
+
+static int cmd_save(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "root", required_argument, NULL, 'r' },
+		{ "stdout", no_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static char conf[4096], pol[LOAD_MAX];
+	char v[64], path[PATH_MAX], opt[256] = "";
+	const char *root = "";
+	struct pstate *ps = NULL;
+	int c, i, err, order, via, to_stdout = 0, rc = 0, skipped = 0;
+
+	while ((c = getopt_long(argc, argv, "+:r:sh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'r': root = optarg; break;
+		case 's': to_stdout = 1; break;
+		case 'h': printf("%s\n%s", find_verb("save")->usage, find_verb("save")->help); return 0;
+		default: return bad_opt("save", c, argv);
+		}
+	}
+	if (optind != argc)
+		return usage_err("save", "unexpected argument '%s'", argv[optind]);
+	if (!mmt_module_loaded()) {
+		fprintf(stderr, PROG ": save: mmtune module is not loaded: nothing to save\n");
+		return MMT_EXIT_FAIL;
+	}
+	err = mmt_order_get(&order, &via);
+	if (err)
+		return lib_fail(err);
+	/* the options modprobe gives the module: what differs from a plain load */
+	snprintf(opt, sizeof(opt), " fault_around_order=%d", order);
+	param_value("stats_enable", v, sizeof(v));
+	if (!strcmp(v, "1"))
+		strcat(opt, " stats_enable=1");
+	param_value("latency_enable", v, sizeof(v));
+	if (!strcmp(v, "0"))
+		strcat(opt, " latency_enable=0");
+	param_value("pfn_valid/mode", v, sizeof(v));
+	if (v[0] && strcmp(v, "off") && strspn(v, "abcdefghijklmnopqrstuvwxyz") == strlen(v))
+		cat_text(opt, sizeof(opt), " pfn_valid_mode=%s", v);
+	conf[0] = '\0';
+	cat_text(conf, sizeof(conf),
+		 "# /etc/modprobe.d/mmtune.conf: written by 'mmtunectl save' (the previous\n"
+		 "# file, if any, is mmtune.conf.bak). Options modprobe gives mmtune at\n"
+		 "# every load (README.md, \"Settings that survive a reboot\").\n"
+		 "options mmtune%s\n", opt);
+
+	ps = calloc(1, sizeof(*ps));
+	if (!ps)
+		return lib_fail(MMT_EIO);
+	pol[0] = '\0';
+	if (read_policy(ps) == 0 && ps->nr) {
+		cat_text(pol, sizeof(pol),
+			 "# /etc/mmtune/policy: written by 'mmtunectl save'; loaded at boot by\n"
+			 "# mmtune.service ('mmtunectl policy load'). One rule a line, first match wins.\n");
+		for (i = 0; i < ps->nr; i++) {
+			/* a process number means nothing after a reboot */
+			if (!strncmp(ps->r[i].match, "pid=", 4)) {
+				skipped++;
+				continue;
+			}
+			if (cat_text(pol, sizeof(pol), "%s order=%s\n", ps->r[i].match, ps->r[i].order)) {
+				free(ps);
+				fprintf(stderr, PROG ": save: the policy does not fit %d bytes\n", LOAD_MAX);
+				return MMT_EXIT_FAIL;
+			}
+		}
+		if (skipped == ps->nr)
+			pol[0] = '\0';
+	}
+	free(ps);
+	if (skipped)
+		fprintf(stderr, PROG ": note: save: %d pid= rule(s) left out (a process does not survive a reboot)\n",
+			skipped);
+	if (to_stdout) {
+		fputs(conf, stdout);
+		fputs(pol[0] ? pol : "# no policy rules: no /etc/mmtune/policy\n", stdout);
+		return 0;
+	}
+	snprintf(path, sizeof(path), "%s/etc/modprobe.d/mmtune.conf", root);
+	rc = save_file(path, conf);
+	if (rc)
+		return rc;
+	snprintf(path, sizeof(path), "%s/etc/mmtune", root);
+	if (pol[0] && mkdir(path, 0755) && errno != EEXIST) {
+		fprintf(stderr, PROG ": save: %s: %s\n", path, strerror(errno));
+		return MMT_EXIT_FAIL;
+	}
+	snprintf(path, sizeof(path), "%s/etc/mmtune/policy", root);
+	return save_file(path, pol[0] ? pol : NULL);
+}
+
 static int cmd_tune(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -2293,9 +2505,11 @@ static const struct verb verbs[] = {
 	  "  pfn_valid/mode      off or a strategy of info's pfn_valid_impls\n"
 	  "Without the module, fault_around_order is written to the kernel's own\n"
 	  "<debugfs>/fault_around_bytes as page_size << VALUE (a note on stderr).\n" },
-	{ "stats", cmd_stats, "usage: " PROG " stats [--json] [--reset] [--watch SECONDS [--count N]]",
+	{ "stats", cmd_stats, "usage: " PROG " stats [--json | --prometheus] [--reset] [--watch SECONDS [--count N]]",
 	  "Print the module's counters, one 'name value' per line.\n"
 	  "  --json             one JSON object; 'unavailable' counters are null\n"
+	  "  --prometheus       Prometheus text format (mmtune_NAME_total, HELP and\n"
+	  "                     TYPE lines) for node_exporter's textfile collector\n"
 	  "  --reset            zero every counter first (alone: just reset)\n"
 	  "  --watch SECONDS    print per-interval deltas: a header line, then one\n"
 	  "                     line per interval (with --json one object per line);\n"
@@ -2363,6 +2577,17 @@ static const struct verb verbs[] = {
 	  "                   stderr shown only if it fails)\n"
 	  "  --json           one JSON object: the command, per order medians and\n"
 	  "                   spreads, recommended_order (null: none) and applied\n" },
+	{ "save", cmd_save,
+	  "usage: " PROG " save [--root DIR] [--stdout]",
+	  "Write the settings in force in the form the boot applies (README.md,\n"
+	  "\"Settings that survive a reboot\"): /etc/modprobe.d/mmtune.conf gets\n"
+	  "'options mmtune fault_around_order=N' (and stats_enable=1,\n"
+	  "latency_enable=0, pfn_valid_mode=S when so), /etc/mmtune/policy the rules\n"
+	  "(pid= rules left out: a process does not survive a reboot; no rules: the\n"
+	  "file goes, so mmtune.service does nothing).  Each file is replaced whole;\n"
+	  "what was there stays as FILE.bak.\n"
+	  "  --root DIR       write under DIR instead of /\n"
+	  "  --stdout         print both files instead of writing them\n" },
 	{ "run", cmd_run,
 	  "usage: " PROG " run [--order N] [--stats] -- COMMAND [ARGS]",
 	  "Run COMMAND, and every process it starts, at fault-around order N: in a\n"

@@ -285,6 +285,39 @@ EOF
 	echo 1 >"$T/stats_enable"
 	run "$CTL" status --json
 	t_json "status --json stats on" 'd["stats_enable"] is True'
+	t_json "status --json: the interface (debugfs: no lockdown-proof tree here)" 'd["interface"] == "debugfs"'
+	# Prometheus text format: HELP and TYPE lines, _total counters, and
+	# an unavailable counter left out rather than shown as 0
+	run "$CTL" stats --prometheus
+	t_grep "stats --prometheus: TYPE counter" out '^# TYPE mmtune_faults_total counter$'
+	t_grep "stats --prometheus: HELP" out '^# HELP mmtune_fault_around_calls_total .+'
+	t_grep "stats --prometheus: sample" out '^mmtune_faults_total 1200$'
+	t_grep "stats --prometheus: stats_enable gauge" out '^mmtune_stats_enable 1$'
+	if grep -q fault_around_pages_mapped "${RUN_DIR:-$WORK}/out"; then
+		fail "stats --prometheus: unavailable counter left out"
+	else
+		ok "stats --prometheus: unavailable counter left out"
+	fi
+	if awk '/^#/ {next} !/^mmtune_[a-z_]+ [0-9]+$/ {bad = 1} END {exit bad}' "${RUN_DIR:-$WORK}/out"; then
+		ok "stats --prometheus: every sample line is NAME VALUE"
+	else
+		fail "stats --prometheus: every sample line is NAME VALUE"
+	fi
+	t_rc "stats --prometheus --json" 2 "$CTL" stats --prometheus --json
+	# save: the boot's files, the previous one kept as .bak
+	rm -rf "$W/sroot"; mkdir -p "$W/sroot/etc/modprobe.d"
+	echo "options mmtune fault_around_order=1" > "$W/sroot/etc/modprobe.d/mmtune.conf"
+	t_rc "save --root" 0 "$CTL" save --root "$W/sroot"
+	if grep -qx "options mmtune fault_around_order=4 stats_enable=1" "$W/sroot/etc/modprobe.d/mmtune.conf"; then
+		ok "save: modprobe.d holds the order and stats_enable in force"
+	else
+		fail "save: modprobe.d: $(grep -v '^#' "$W/sroot/etc/modprobe.d/mmtune.conf" | tr '\n' ' ')"
+	fi
+	t_file "save: the previous file kept as .bak" "$W/sroot/etc/modprobe.d/mmtune.conf.bak" "options mmtune fault_around_order=1"
+	check "save: no rules, no /etc/mmtune/policy" test ! -e "$W/sroot/etc/mmtune/policy"
+	run "$CTL" save --stdout
+	t_grep "save --stdout" out '^options mmtune fault_around_order=4 stats_enable=1$'
+	t_rc "save extra argument" 2 "$CTL" save extra
 	cp "$FIX/parse/info-odd.txt" "$T/info"
 	run "$CTL" status --json
 	t_json "status --json escapes quotes, backslash, tab" \
@@ -515,6 +548,65 @@ build_suite() {
 		${CC:-cc} $flags -I"$US/lib" "$TOP/tests/host/unit.c" "$o/lib/libmmtune.a" -o "$o/unit" >>"$W/build.log" 2>&1
 }
 
+# The lockdown-proof interface: a fake /sys/kernel/mm/mmtune and
+# parameters, and a debugfs that is not there (as under lockdown, where
+# the module's debugfs files are refused): the tools read and write
+# through them alone.
+suite_plane() {
+	local S=$W/plane/mm P=$W/plane/module/parameters d
+	rm -rf "$W/plane"
+	for d in info stats latency policy pfn_valid; do mkdir -p "$S/$d"; done
+	mkdir -p "$P"
+	cp "$FIX/tree/sysmodule/version" "$W/plane/module/"
+	while IFS=': ' read -r k v; do echo "$v" > "$S/info/$k"; done < "$FIX/tree/debugfs/mmtune/info"
+	echo on > "$S/info/sysfs"
+	while read -r k v; do echo "$v" > "$S/stats/$k"; done < "$FIX/tree/debugfs/mmtune/stats"
+	for f in fault_around_order:4 stats_enable:1 latency_enable:1 pfn_valid_mode:off policy: stats_reset:; do
+		echo "${f#*:}" > "$P/${f%%:*}"
+	done
+	: > "$P/policy"
+	printf 'on\n' > "$S/latency/state"
+	echo ns > "$S/latency/unit"
+	for f in fault_around_samples:3 no_fault_around_samples:1 unclassified:0 missed:0; do
+		echo "${f#*:}" > "$S/latency/${f%%:*}"
+	done
+	echo "0 1 2 4" > "$S/latency/bucket_low_ns"
+	echo "0 0 3 0" > "$S/latency/fault_around_buckets"
+	echo "0 1 0 0" > "$S/latency/no_fault_around_buckets"
+	export MMTUNE_DEBUGFS=$W/no-debugfs MMTUNE_SYSFS_MODULE=$W/plane/module MMTUNE_SYSFS_MM=$S
+	run "$CTL" status
+	t_grep "plane: status names the interface" out "^interface: +parameters and /sys/kernel/mm/mmtune$"
+	t_grep "plane: status reads info from sysfs" out '^  pfn_valid: inline$'
+	run "$CTL" stats
+	t_grep "plane: stats from sysfs" out '^faults +1200$'
+	run "$CTL" stats --prometheus
+	t_grep "plane: stats --prometheus" out '^mmtune_fault_around_calls_total 300$'
+	t_rc "plane: set stats_enable 0" 0 "$CTL" set stats_enable 0
+	t_file "plane: stats_enable written to its parameter" "$P/stats_enable" 0
+	t_rc "plane: stats --reset" 0 "$CTL" stats --reset
+	t_file "plane: the reset is stats_reset 1" "$P/stats_reset" 1
+	t_rc "plane: set pfn_valid/mode stock" 0 "$CTL" set pfn_valid/mode stock
+	t_file "plane: pfn_valid_mode written" "$P/pfn_valid_mode" stock
+	unset MMTUNE_SYSFS_MM
+	fresh
+}
+
+# Every name the module and the tools share has its docs/ABI entry.
+suite_abi_doc() {
+	local n missing=
+	for n in $(sed -n '/mmt_abi_info\[\]/,/};/p' "$TOP/module/mmtune_abi.h" | grep -o '"[a-z_]*"' | tr -d '"'); do
+		grep -q "^What:.*/mmtune/info/$n\$" "$TOP/docs/ABI/sysfs-kernel-mm-mmtune" || missing="$missing info/$n"
+	done
+	for n in $(grep -o 'MMT_PARAM_[A-Z_]*\s*[a-z_]*$' "$TOP/module/mmtune_abi.h" | awk '{print $2}'); do
+		grep -q "^What:.*/parameters/$n\$" "$TOP/docs/ABI/sysfs-module-mmtune" || missing="$missing parameters/$n"
+	done
+	for n in $(sed -n '/mmt_abi_counters\[\]/,/};/p' "$TOP/module/mmtune_abi.h" | grep -o '{ "[a-z_]*"' | tr -d '{ "'); do
+		grep -q "^What:.*/stats/$n\$" "$TOP/docs/ABI/sysfs-kernel-mm-mmtune" || missing="$missing stats/$n"
+	done
+	if [ -z "$missing" ]; then ok "docs/ABI: an entry for every shared name"
+	else fail "docs/ABI: no entry for$missing"; fi
+}
+
 run_suites() {
 	CTL=$1/mmtunectl
 	UNIT=$1/unit
@@ -524,9 +616,11 @@ run_suites() {
 	suite_kernel
 	suite_policy
 	suite_perm
+	suite_plane
 }
 
 ktap_print_header
+suite_abi_doc
 if build_suite "$W/plain"; then
 	ok "build (-Wall -Wextra -Werror)"
 	run_suites "$W/plain"
@@ -648,7 +742,7 @@ fi
 FUZZCC=
 for c in clang-14 clang; do command -v $c >/dev/null && { FUZZCC=$c; break; }; done
 # the library once, instrumented for the fuzzer, linked into each target
-FUZZFLAGS="-g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -Wall -Wextra -Werror -I$US/lib"
+FUZZFLAGS="-g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -Wall -Wextra -Werror -I$US/lib -I$TOP/module"
 FUZZLIB=
 if [ -n "$FUZZCC" ] && [ "$FUZZ_SECONDS" != 0 ]; then
 	mkdir -p "$W/fuzzlib"

@@ -58,10 +58,11 @@ for p in "$probe:faultprobe" "$kcore:kcoreprobe"; do
 	fi
 done
 # The userspace tools (mmtunectl, mmstress), static, once per arch and
-# change of userspace/: the suites that drive the module through them.
+# change of userspace/ or of the names it shares with the module
+# (module/mmtune_abi.h): the suites that drive the module through them.
 tools=$MX/tools-$BASE_ARCH
 if [ ! -x "$tools/mmtunectl" ] || [ ! -x "$tools/mmstress" ] ||
-   [ -n "$(find "$MMT_TOP/userspace" -newer "$tools/mmtunectl" -print -quit)" ]; then
+   [ -n "$(find "$MMT_TOP/userspace" "$MMT_TOP/module/mmtune_abi.h" -newer "$tools/mmtunectl" -print -quit)" ]; then
 	rm -rf "$tools"; mkdir -p "$tools"
 	make -s -C "$MMT_TOP/userspace" O="$tools" CC="${cross}gcc" LDFLAGS=-static \
 		VERSION="$VERSION_MMT" >> "$log" 2>&1 ||

@@ -188,12 +188,18 @@ wait $BGPID 2>/dev/null
 BGPID=
 t_rc "set stats_enable 0" 0 "$CTL" set stats_enable 0
 
-# --- an unprivileged user: a clear error, exit 1
+# --- an unprivileged user: a clear error, exit 1, for what is root's
+# (debugfs, every write, the policy's parameter); what the kernel shows
+# everyone (the order's parameter, /sys/kernel/mm/mmtune) reads
 NOBODY="setpriv --reuid=65534 --regid=65534 --clear-groups"
-for args in "get fault_around_order" "set fault_around_order 2" "status" "stats" "get info"; do
+for args in "set fault_around_order 2" "set stats_enable 1" "policy show" "stats --reset"; do
 	# shellcheck disable=SC2086
 	t_rc "unprivileged: $args: exit 1" 1 $NOBODY "$CTL" $args
 	t_grep "unprivileged: $args: says run as root" err "run as root"
+done
+for args in "get fault_around_order" "status" "stats"; do
+	# shellcheck disable=SC2086
+	t_rc "unprivileged: $args: exit 0 (world-readable files)" 0 $NOBODY "$CTL" $args
 done
 t_rc "unprivileged: bad value is still exit 2" 2 $NOBODY "$CTL" set fault_around_order 12x
 expect_eq "unprivileged: nothing changed" "$(cat $MMT/fault_around_order)" 3

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "priv.h"
+#include "mmtune_abi.h"
 
 #define ORDER_ABS_MAX	63	/* no order can exceed this on any arch */
 #define INFO_BUF	65536
@@ -24,10 +25,25 @@ static __thread char msgbuf[512];
 static __thread char rootbuf[PATH_MAX];
 static __thread int last_errno;	/* errno behind the last mapped failure */
 
-const char *const mmt_knobs[] = {
-	"fault_around_order", "info", "stats", "stats_enable", "latency_enable",
-	"latency", "pfn_valid/bench", "pfn_valid/mode", NULL,
-};
+/*
+ * The module's names (module/mmtune_abi.h): the tunables' debugfs files,
+ * then the read-only ones.  Never spelled out here.
+ */
+#define NTUN	(sizeof(mmt_abi_tunables) / sizeof(mmt_abi_tunables[0]) - 1)
+#define NRO	(sizeof(mmt_abi_debugfs_ro) / sizeof(mmt_abi_debugfs_ro[0]) - 1)
+static const char *knobs[NTUN + NRO + 1];
+const char *const *const mmt_knobs = knobs;
+
+__attribute__((constructor)) static void knobs_init(void)
+{
+	size_t i;
+
+	for (i = 0; i < NTUN; i++)
+		knobs[i] = mmt_abi_tunables[i].debugfs;
+	for (i = 0; i < NRO; i++)
+		knobs[NTUN + i] = mmt_abi_debugfs_ro[i];
+}
+
 
 int mmt__fail(int err, const char *fmt, ...)
 {
@@ -67,6 +83,13 @@ const char *mmt_sysfs_module(void)
 	const char *e = getenv("MMTUNE_SYSFS_MODULE");
 
 	return e && *e ? e : "/sys/module/mmtune";
+}
+
+const char *mmt_sysfs_mm(void)
+{
+	const char *e = getenv("MMTUNE_SYSFS_MM");
+
+	return e && *e ? e : MMT_ABI_SYSFS_DIR;
 }
 
 int mmt_module_loaded(void)
@@ -230,7 +253,7 @@ int mmt_errno_to_err(int e, const char *path, const char *value)
 }
 
 /* Read a whole file by path; -1 with errno on failure, else bytes. */
-static long read_path(const char *path, char *buf, size_t len)
+long mmt__read_path(const char *path, char *buf, size_t len)
 {
 	size_t got = 0;
 	int fd;
@@ -264,7 +287,7 @@ static long read_path(const char *path, char *buf, size_t len)
 }
 
 /* Write value to path as echo(1) would, without the newline; 0 or -1/errno. */
-static int write_path(const char *path, const char *value)
+int mmt__write_path(const char *path, const char *value)
 {
 	size_t n = strlen(value);
 	ssize_t w;
@@ -312,6 +335,11 @@ static int knob_path(char *p, size_t n, const char *knob)
 	return MMT_OK;
 }
 
+static int debugfs_first(const char *knob)
+{
+	return knob && (!strcmp(knob, "info") || !strcmp(knob, "latency"));
+}
+
 long mmt_knob_read_n(const char *knob, char *buf, size_t len)
 {
 	char p[PATH_MAX + 128];
@@ -321,13 +349,30 @@ long mmt_knob_read_n(const char *knob, char *buf, size_t len)
 	if (!buf || !len)
 		return mmt__fail(MMT_EINVAL, "no buffer to read %s into", knob ? knob : "");
 	buf[0] = '\0';
+	/*
+	 * The lockdown-proof files first (plane.c), debugfs after; but
+	 * info and latency, which have no write bit and so stay readable
+	 * under lockdown, from debugfs first: its text has every line
+	 * (sysfs has the shared names only).
+	 */
+	if (!debugfs_first(knob) && mmt_knob_name_ok(knob) && mmt_module_loaded()) {
+		r = mmt__plane_read(knob, buf, len);
+		if (r >= 0)
+			return r;
+	}
 	err = knob_path(p, sizeof(p), knob);
-	if (err)
-		return err;
-	r = read_path(p, buf, len);
-	if (r < 0)
-		return mmt_errno_to_err(errno, p, NULL);
-	return r;
+	if (!err) {
+		r = mmt__read_path(p, buf, len);
+		if (r >= 0)
+			return r;
+		err = mmt_errno_to_err(errno, p, NULL);
+	}
+	if (debugfs_first(knob) && mmt_module_loaded()) {
+		r = mmt__plane_read(knob, buf, len);
+		if (r >= 0)
+			return r;
+	}
+	return err;
 }
 
 int mmt_knob_read(const char *knob, char *buf, size_t len)
@@ -344,10 +389,15 @@ int mmt_knob_write(const char *knob, const char *value)
 
 	if (!value)
 		return mmt__fail(MMT_EINVAL, "no value to write to %s", knob ? knob : "");
+	if (mmt_knob_name_ok(knob) && mmt_module_loaded()) {
+		err = mmt__plane_write(knob, value);
+		if (err != MMT__NOPLANE)
+			return err;
+	}
 	err = knob_path(p, sizeof(p), knob);
 	if (err)
 		return err;
-	if (write_path(p, value))
+	if (mmt__write_path(p, value))
 		return mmt_errno_to_err(errno, p, value);
 	return MMT_OK;
 }
@@ -427,7 +477,7 @@ int mmt_order_get(int *order, int *via_kernel)
 			return order_from_text(buf, "fault_around_order", order);
 		err = (int)r;
 		param_path(p, sizeof(p));
-		if (debugfs_refused(err) && read_path(p, buf, sizeof(buf)) >= 0)
+		if (debugfs_refused(err) && mmt__read_path(p, buf, sizeof(buf)) >= 0)
 			return order_from_text(buf, p, order);
 		return err;
 	}
@@ -435,7 +485,7 @@ int mmt_order_get(int *order, int *via_kernel)
 	if (!kp)
 		return mmt__fail(MMT_ENODEBUGFS,
 			"mmtune module is not loaded and debugfs is not mounted: run 'modprobe mmtune' or 'mount -t debugfs none /sys/kernel/debug'");
-	if (read_path(kp, buf, sizeof(buf)) < 0) {
+	if (mmt__read_path(kp, buf, sizeof(buf)) < 0) {
 		err = mmt_errno_to_err(errno, kp, NULL);
 		if (err == MMT_ENOKNOB || err == MMT_ENOMOD)
 			err = mmt__fail(MMT_ENOMOD,
@@ -488,7 +538,7 @@ static int module_order_write(const char *value)
 	param_path(p, sizeof(p));
 	if (!debugfs_refused(err))
 		return err;
-	if (write_path(p, value))
+	if (mmt__write_path(p, value))
 		return mmt_errno_to_err(errno, p, value);
 	return MMT_OK;
 }
@@ -505,7 +555,7 @@ static int kernel_order_write(int order, int *via_kernel)
 		return mmt__fail(MMT_ENODEBUGFS,
 			"mmtune module is not loaded and debugfs is not mounted: run 'modprobe mmtune' or 'mount -t debugfs none /sys/kernel/debug'");
 	snprintf(v, sizeof(v), "%llu", (unsigned long long)mmt_page_size() << order);
-	if (write_path(kp, v)) {
+	if (mmt__write_path(kp, v)) {
 		int err = mmt_errno_to_err(errno, kp, v);
 
 		if (err == MMT_ENOKNOB || err == MMT_ENOMOD)

@@ -11,6 +11,11 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* as the kernel spells it: module/mmtune_abi.h's tables use it */
+#ifndef __maybe_unused
+#define __maybe_unused __attribute__((__unused__))
+#endif
+
 /* Exit codes shared by every tool (README, "mmtunectl", "mmstress"). */
 #define MMT_EXIT_OK	0	/* done */
 #define MMT_EXIT_FAIL	1	/* could not: no module, not root, no debugfs */
@@ -66,12 +71,24 @@ int mmt_parse_long(const char *s, long min, long max, long *out);
 /* ---- additions (everything above keeps its signature) ---- */
 
 /* Known files of <debugfs>/mmtune/ (NULL-terminated), for help and completion. */
-extern const char *const mmt_knobs[];
+extern const char *const *const mmt_knobs;
 
 /* Override roots for tests: env MMTUNE_DEBUGFS (a directory standing for
  * the debugfs mount; empty or not a directory = "not mounted") and
  * MMTUNE_SYSFS_MODULE (stands for /sys/module/mmtune). */
 const char *mmt_sysfs_module(void);
+
+/*
+ * The lockdown-proof interface (README, "Under lockdown"): the module's
+ * parameters and /sys/kernel/mm/mmtune (env MMTUNE_SYSFS_MM stands for
+ * the latter).  The knob functions use it first and debugfs when it
+ * cannot serve a knob.  mmt_interface() names the one in use,
+ * mmt_lockdown() the kernel's lockdown mode ("none", "integrity",
+ * "confidentiality", or "unknown" without securityfs).
+ */
+const char *mmt_sysfs_mm(void);
+const char *mmt_interface(void);
+const char *mmt_lockdown(void);
 
 /* Path of the kernel's own knob (<debugfs>/fault_around_bytes) or NULL. */
 const char *mmt_kernel_knob_path(void);

@@ -8,6 +8,20 @@
 /* Set the thread's message; returns err. */
 int mmt__fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Whole-file read (-1/errno, else bytes) and echo-like write (0, -1/errno). */
+long mmt__read_path(const char *path, char *buf, size_t len);
+int mmt__write_path(const char *path, const char *value);
+
+/*
+ * plane.c: a knob through the lockdown-proof files (module parameters and
+ * /sys/kernel/mm/mmtune/), in the text debugfs would give.  Read: bytes,
+ * or < 0 when those files cannot serve it (the caller tries debugfs).
+ * Write: MMT_OK, an MMT_E* code, or MMT__NOPLANE to try debugfs.
+ */
+#define MMT__NOPLANE	(-100)
+long mmt__plane_read(const char *knob, char *buf, size_t len);
+int mmt__plane_write(const char *knob, const char *value);
+
 /* floor(log2(x)), x > 0 */
 static inline int mmt__ilog2(unsigned long long x)
 {

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mmtune_abi.h: the names of every file mmtune shows to users, in one
+ * table that the module (module/) and the tools (userspace/) both
+ * include, so that neither can rename, add or drop one alone.  The
+ * contract itself is docs/ABI/ (one entry per file).
+ *
+ * Plain preprocessor and string constants only: included by kernel and
+ * user code alike.
+ *
+ * Three places:
+ *   debugfs     <debugfs>/mmtune/<name>: the historic interface, refused
+ *               under lockdown (every file with a write bit).
+ *   parameters  /sys/module/mmtune/parameters/<param>: every tunable,
+ *               writable at run time, set at load by modprobe and
+ *               /etc/modprobe.d (the zswap model); works under lockdown.
+ *   sysfs       /sys/kernel/mm/mmtune/<dir>/<file>: read-only state and
+ *               counters, one value per file (the transparent_hugepage
+ *               model); works under lockdown.
+ */
+#ifndef MMTUNE_ABI_H
+#define MMTUNE_ABI_H
+
+#define MMT_ABI_PARAM_DIR	"/sys/module/mmtune/parameters"
+#define MMT_ABI_SYSFS_DIR	"/sys/kernel/mm/mmtune"
+#define MMT_ABI_SYSFS_NAME	"mmtune"	/* under /sys/kernel/mm */
+#define MMT_ABI_LOCKDOWN	"/sys/kernel/security/lockdown"
+
+/* User space defines __maybe_unused first (userspace/lib/mmtune.h). */
+#define MMT_ABI_STR_(x)	#x
+#define MMT_ABI_STR(x)	MMT_ABI_STR_(x)
+
+/*
+ * The parameters' names as identifiers, for module_param_cb() (which
+ * takes an identifier); the tables below spell them with MMT_ABI_STR().
+ */
+#define MMT_PARAM_FAULT_AROUND_ORDER	fault_around_order
+#define MMT_PARAM_STATS_ENABLE		stats_enable
+#define MMT_PARAM_LATENCY_ENABLE	latency_enable
+#define MMT_PARAM_PFN_VALID_MODE	pfn_valid_mode
+#define MMT_PARAM_POLICY		policy
+#define MMT_PARAM_STATS_RESET		stats_reset
+
+/*
+ * Tunables: the parameter and the debugfs file (under <debugfs>/mmtune/)
+ * that set the same thing.  stats_reset has no debugfs file of its own:
+ * it is the write of "0" to debugfs stats.
+ */
+struct mmt_abi_tunable {
+	const char *param;
+	const char *debugfs;
+};
+
+static const struct mmt_abi_tunable mmt_abi_tunables[] __maybe_unused = {
+	{ MMT_ABI_STR(MMT_PARAM_FAULT_AROUND_ORDER), "fault_around_order" },
+	{ MMT_ABI_STR(MMT_PARAM_STATS_ENABLE), "stats_enable" },
+	{ MMT_ABI_STR(MMT_PARAM_LATENCY_ENABLE), "latency_enable" },
+	{ MMT_ABI_STR(MMT_PARAM_PFN_VALID_MODE), "pfn_valid/mode" },
+	{ MMT_ABI_STR(MMT_PARAM_POLICY), "policy" },
+	{ MMT_ABI_STR(MMT_PARAM_STATS_RESET), "stats" },
+	{ NULL, NULL }
+};
+
+/* Read-only files of <debugfs>/mmtune/ (besides the tunables'). */
+static const char *const mmt_abi_debugfs_ro[] __maybe_unused = {
+	"info", "latency", "pfn_valid/bench", NULL
+};
+
+/*
+ * Counters, in the order of the module's enum mmtune_ctr (hooks.h): the
+ * line in debugfs stats, the file in sysfs stats/ and, as
+ * mmtune_NAME_total, the Prometheus metric (mmtunectl stats
+ * --prometheus) with this HELP text.
+ */
+struct mmt_abi_counter {
+	const char *name;
+	const char *help;
+};
+
+static const struct mmt_abi_counter mmt_abi_counters[] __maybe_unused = {
+	{ "faults", "Page faults (handle_mm_fault calls) since the last reset" },
+	{ "fault_around_calls",
+	  "Fault-around calls (filemap_map_pages) since the last reset" },
+	{ "fault_around_pages_requested",
+	  "Pages fault-around was asked to map since the last reset" },
+	{ "fault_around_pages_mapped",
+	  "Pages fault-around mapped since the last reset" },
+	{ NULL, NULL }
+};
+
+/*
+ * sysfs info/NAME: the value of the "NAME: value" line of debugfs info
+ * ("unavailable" when this kernel's info has no such line).
+ */
+static const char *const mmt_abi_info[] __maybe_unused = {
+	"version", "arch", "page_size", "ptrs_per_pte", "max_order",
+	"default_order", "pfn_valid", "ibt", "indirect_calls",
+	"indirect_call_checks", "symbol_lookups",
+	"fault_around", "fault_around_symbol", "order_scope", "loaded_order",
+	"order", "fault_around_bytes", "base_order", "base_set_by",
+	"stats_enable", "latency_enable",
+	"hook_handle_mm_fault", "hook_filemap_map_pages", "hook_set_pte",
+	"hook_handle_mm_fault_return", "hook_args", "fault_around_callers",
+	"ftrace_enabled_guard",
+	"policy", "policy_rules", "policy_max_rules", "policy_default_order",
+	"policy_kernel_order",
+	"pfn_valid_impls", "pfn_valid_crosscheck", "pfn_valid_crosscheck_sweep",
+	"pfn_valid_override", "sysfs", NULL
+};
+
+/*
+ * sysfs latency/: the histogram of debugfs latency.  bucket_low_ns,
+ * fault_around_buckets and no_fault_around_buckets are arrays of one
+ * number per bucket, in the same order.
+ */
+static const char *const mmt_abi_latency[] __maybe_unused = {
+	"state", "unit", "fault_around_samples", "no_fault_around_samples",
+	"unclassified", "missed", "bucket_low_ns", "fault_around_buckets",
+	"no_fault_around_buckets", NULL
+};
+
+/* sysfs policy/: hits and pages are arrays, one number per rule. */
+static const char *const mmt_abi_policy[] __maybe_unused = {
+	"rules", "default_hits", "default_pages", "hits", "pages", NULL
+};
+
+/*
+ * sysfs pfn_valid/: the last bench (debugfs pfn_valid/bench): bench_KEY
+ * is its "KEY: value" line; bench_impls and bench_median_ns its table's
+ * first two columns, one per strategy, in the same order.
+ */
+static const char *const mmt_abi_pfn_valid[] __maybe_unused = {
+	"bench_pattern", "bench_count", "bench_overhead_ns", "bench_elapsed_ms",
+	"bench_impls", "bench_median_ns", NULL
+};
+
+#endif /* MMTUNE_ABI_H */

@@ -1,0 +1,160 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The lockdown-proof interface: the module's parameters (every tunable)
+# and /sys/kernel/mm/mmtune/ (state and counters) agree with debugfs, then
+# the kernel is locked down (integrity, as Debian does under Secure Boot)
+# and every tunable, every counter and the tools still work while debugfs
+# writes are refused.  Sorted last: lockdown cannot be lifted in a boot,
+# and no module can be loaded after it (unsigned).
+. "$(dirname "$0")/lib.sh"
+
+LD=/sys/kernel/security/lockdown
+PAR=/sys/module/mmtune/parameters
+SYS=/sys/kernel/mm/mmtune
+CTL=${MMT_TOOLS:-$MMT_TOP/userspace}/mmtunectl
+WORK=$(mktemp -d /var/tmp/mmt-ld.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+
+mountpoint -q /sys/kernel/security 2>/dev/null ||
+	mount -t securityfs none /sys/kernel/security 2>/dev/null
+if [ ! -e $LD ]; then
+	echo "# no $LD: a kernel without the lockdown LSM (or no securityfs)"
+	exit 4
+fi
+if ! grep -qw lockdown /sys/kernel/security/lsm 2>/dev/null; then
+	echo "# lockdown is not in the LSM list: $(cat /sys/kernel/security/lsm 2>/dev/null)"
+	exit 4
+fi
+if ! grep -q '\[none\]' $LD; then
+	echo "# the kernel is locked down already ($(cat $LD)): no module can be loaded"
+	exit 4
+fi
+
+sysv() { cat "$SYS/$1" 2>/dev/null; }
+# stats line NAME of debugfs stats
+dstat() { sed -n "s/^$1 //p" $MMT/stats; }
+# a few thousand page faults: map a file and touch it
+# page faults, file-backed ones among them: run a few programs
+faults() { for i in 1 2 3 4 5 6 7 8; do sh -c true; "$CTL" --help > /dev/null; done; }
+
+unload_module
+# --- a failed load leaves no /sys/kernel/mm/mmtune
+if load_module policy="comm=x order=999" 2>/dev/null; then
+	fail "a load with a bad policy= fails"; unload_module
+else
+	ok "a load with a bad policy= fails"
+fi
+check "no $SYS after the failed load" test ! -e $SYS
+
+# --- parameters at load
+check "insmod with stats_enable=1 latency_enable=0 policy=2 rules" \
+	load_module stats_enable=1 latency_enable=0 'policy="comm=mmt-a order=1;comm=mmt-b order=0"'
+expect_eq "stats_enable=1 at load" "$(cat $MMT/stats_enable)" 1
+expect_eq "latency_enable=0 at load" "$(cat $MMT/latency_enable)" 0
+expect_eq "policy= at load: 2 rules" "$(sysv policy/rules)" 2
+expect_eq "policy parameter reads the rules" "$(cat $PAR/policy | tr '\n' ';')" "comm=mmt-a order=1;comm=mmt-b order=0;"
+check "info/sysfs is on" test "$(sysv info/sysfs)" = on
+wr $PAR/stats_enable 0 > /dev/null
+wr $PAR/policy clear > /dev/null
+wr $PAR/latency_enable 1 > /dev/null
+
+# --- before lockdown: the new files agree with debugfs
+for k in version arch page_size ptrs_per_pte max_order default_order pfn_valid \
+	 fault_around order base_order hook_handle_mm_fault pfn_valid_impls policy; do
+	expect_eq "info/$k = debugfs info" "$(sysv info/$k)" "$(info $k)"
+done
+for k in fault_around_order stats_enable latency_enable; do
+	expect_eq "parameter $k = debugfs" "$(cat $PAR/$k)" "$(cat $MMT/$k)"
+done
+expect_eq "parameter pfn_valid_mode = debugfs" "$(cat $PAR/pfn_valid_mode)" "$(cat $MMT/pfn_valid/mode)"
+wr $PAR/stats_enable 1 > /dev/null
+expect_eq "stats_enable through the parameter: debugfs says 1" "$(cat $MMT/stats_enable)" 1
+faults
+wr $PAR/stats_enable 0 > /dev/null
+expect_eq "stats_enable 0 through the parameter" "$(cat $MMT/stats_enable)" 0
+for c in faults fault_around_calls fault_around_pages_requested fault_around_pages_mapped; do
+	expect_eq "stats/$c = debugfs stats" "$(sysv stats/$c)" "$(dstat $c)"
+done
+check "faults were counted" test "$(sysv stats/faults)" -gt 0
+sum=0
+for n in $(sysv latency/fault_around_buckets) $(sysv latency/no_fault_around_buckets); do sum=$((sum + n)); done
+expect_eq "latency buckets add up to the samples" "$sum" \
+	"$(( $(sysv latency/fault_around_samples) + $(sysv latency/no_fault_around_samples) ))"
+expect_eq "latency/fault_around_samples = debugfs" "$(sysv latency/fault_around_samples)" \
+	"$(sed -n 's/^fault_around_samples: //p' $MMT/latency)"
+expect_eq "latency/missed = debugfs" "$(sysv latency/missed)" "$(sed -n 's/^missed: //p' $MMT/latency)"
+expect_eq "mmtunectl stats: faults = debugfs" "$("$CTL" stats 2>/dev/null | awk '$1 == "faults" {print $2}')" "$(dstat faults)"
+"$CTL" status > "$WORK/st" 2>&1
+expect_eq "status: interface" "$(sed -n 's/^interface: *//p' "$WORK/st")" "parameters and $SYS"
+expect_eq "status: lockdown none" "$(sed -n 's/^lockdown: *//p' "$WORK/st")" none
+
+# --- lock down
+if echo integrity > $LD 2>"$WORK/err"; then
+	ok "lockdown: $(cat $LD)"
+else
+	fail "echo integrity > $LD: $(cat "$WORK/err")"
+	exit 1
+fi
+# every debugfs file with a write bit is refused, reads included
+if (echo 1 > $MMT/stats_enable) 2>/dev/null; then fail "debugfs write refused"; else ok "debugfs write refused"; fi
+if cat $MMT/stats > /dev/null 2>&1; then fail "debugfs stats read refused"; else ok "debugfs stats read refused"; fi
+
+# --- every tunable through its parameter
+MAX=$(sysv info/max_order)
+for o in 0 "$MAX" default; do
+	check "fault_around_order $o" wr $PAR/fault_around_order $o
+done
+expect_eq "order default reads back" "$(cat $PAR/fault_around_order)" "$(sysv info/default_order)"
+expect_einval "order out of range refused" $PAR/fault_around_order $((MAX + 1))
+check "stats_enable 1" wr $PAR/stats_enable 1
+expect_eq "stats_enable reads 1" "$(cat $PAR/stats_enable)" 1
+check "latency_enable refused while stats are on" sh -c "! echo 0 > $PAR/latency_enable 2>/dev/null"
+faults
+check "faults counted under lockdown" test "$(sysv stats/faults)" -gt 0
+check "stats_reset 1" wr $PAR/stats_reset 1
+check "stats_enable 0" wr $PAR/stats_enable 0
+check "latency_enable 0" wr $PAR/latency_enable 0
+expect_eq "latency state off" "$(sysv latency/state)" off
+check "latency_enable 1" wr $PAR/latency_enable 1
+check "policy: a set of two" wr $PAR/policy "comm=mmt-a order=1
+comm=mmt-b order=0"
+check "policy: add" wr $PAR/policy "add comm=mmt-c order=2"
+expect_eq "policy/rules 3" "$(sysv policy/rules)" 3
+check "policy: del 1" wr $PAR/policy "del 1"
+expect_eq "policy after del" "$(cat $PAR/policy | tr '\n' ';')" "comm=mmt-b order=0;comm=mmt-c order=2;"
+expect_eq "policy/hits: one per rule" "$(sysv policy/hits | wc -w)" 2
+expect_einval "policy: bad rule refused" $PAR/policy "add comm=x order=99"
+expect_eq "policy unchanged by the bad rule" "$(sysv policy/rules)" 2
+check "policy: clear" wr $PAR/policy clear
+expect_eq "policy/rules 0" "$(sysv policy/rules)" 0
+check "pfn_valid_mode off" wr $PAR/pfn_valid_mode off
+expect_einval "pfn_valid_mode: unknown refused" $PAR/pfn_valid_mode nosuch
+case $(sysv info/pfn_valid_override) in
+pfn_to_online_page*)
+	check "pfn_valid_mode stock" wr $PAR/pfn_valid_mode stock
+	expect_eq "pfn_valid_mode reads stock" "$(cat $PAR/pfn_valid_mode)" stock
+	check "pfn_valid_mode off again" wr $PAR/pfn_valid_mode off ;;
+*)	echo "# no pfn_valid override here: $(sysv info/pfn_valid_override)" ;;
+esac
+expect_eq "bench_pattern readable" "$(sysv pfn_valid/bench_pattern)" none
+
+# --- the tools
+if "$CTL" stats > "$WORK/stats" 2>&1; then
+	ok "mmtunectl stats under lockdown"
+else
+	fail "mmtunectl stats under lockdown: $(head -c 200 "$WORK/stats")"
+fi
+check "mmtunectl stats shows faults" grep -q '^faults' "$WORK/stats"
+check "mmtunectl set stats_enable 1" "$CTL" set stats_enable 1
+expect_eq "set went through the parameter" "$(cat $PAR/stats_enable)" 1
+check "mmtunectl set stats_enable 0" "$CTL" set stats_enable 0
+check "mmtunectl set fault_around_order 2" "$CTL" set fault_around_order 2
+expect_eq "order 2" "$(cat $PAR/fault_around_order)" 2
+"$CTL" status > "$WORK/st" 2>&1
+expect_eq "status works (exit 0)" "$?" 0
+expect_eq "status: interface under lockdown" "$(sed -n 's/^interface: *//p' "$WORK/st")" "parameters and $SYS"
+expect_eq "status: lockdown integrity" "$(sed -n 's/^lockdown: *//p' "$WORK/st")" integrity
+check "mmtunectl policy show" "$CTL" policy show
+
+check "rmmod under lockdown" rmmod mmtune
+check "no $SYS after unload" test ! -e $SYS
