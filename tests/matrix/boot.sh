@@ -14,6 +14,12 @@
 #            spectre caps TCG cannot provide set off, console hvc0; the
 #            MMU is radix (POWER10 default cpu); -hash cells (or
 #            $MMT_PPC_MMU=hash) boot with disable_radix
+#   s390x    qemu-system-s390x -M s390-ccw-virtio -cpu max (z/Architecture,
+#            big-endian), console ttysclp0 (the SCLP line console QEMU
+#            puts on -serial)
+#   riscv64  qemu-system-riscv64 -M virt -cpu rv64, OpenSBI of
+#            qemu-system-data as the firmware (-bios default), console
+#            ttyS0; the kernel picks the widest paging mode the cpu has
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -37,6 +43,12 @@ ppc64le)
 	append="console=hvc0 $append"
 	[ "${MMU:-}" = hash ] || [ "${MMT_PPC_MMU:-}" = hash ] &&
 		append="$append disable_radix" ;;
+s390x)
+	q=(qemu-system-s390x -M s390-ccw-virtio -cpu max)
+	append="console=ttysclp0 $append" ;;
+riscv64)
+	q=(qemu-system-riscv64 -M virt -cpu rv64 -bios default)
+	append="console=ttyS0 $append" ;;
 esac
 q+=(-m "$mem" -smp "$smp" -display none -monitor none -serial stdio -no-reboot
     -kernel "$IMAGE" -initrd "$out/initramfs.gz" -append "$append")

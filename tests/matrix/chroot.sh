@@ -18,11 +18,24 @@ set -euo pipefail
 
 CH=$MX/chroot-trixie
 # gcc-14 native and cross, make, and what linux-kbuild-6.12/7.x link against.
-PKGS=gcc-14,make,libc6-dev,libelf1t64,libssl3t64,zlib1g,pahole,gcc-14-aarch64-linux-gnu,gcc-14-powerpc64le-linux-gnu
+PKGS=gcc-14,make,libc6-dev,libelf1t64,libssl3t64,zlib1g,pahole,gcc-14-aarch64-linux-gnu,gcc-14-powerpc64le-linux-gnu,gcc-14-s390x-linux-gnu,gcc-14-riscv64-linux-gnu
 want="v1 $PKGS"
 
 make_chroot() {
 	[ "$(cat "$CH/.mmtune-ready" 2>/dev/null)" = "$want" ] && return 0
+	# A chroot of an older list (a cross compiler added since) gets the
+	# new packages from trixie with its own apt, which checks them
+	# against the Debian keyring debootstrap installed; debootstrap
+	# again only if that fails.
+	if [ -e "$CH/.mmtune-ready" ]; then
+		mlog "chroot: adding what is new in: $PKGS"
+		if run_in "export DEBIAN_FRONTEND=noninteractive; apt-get -q update && apt-get -q -y --no-install-recommends install ${PKGS//,/ } && apt-get clean" \
+			> "$MX/chroot-apt.log" 2>&1; then
+			echo "$want" > "$CH/.mmtune-ready"
+			return 0
+		fi
+		mlog "chroot: apt-get failed ($(tail -n 1 "$MX/chroot-apt.log")); debootstrap again"
+	fi
 	command -v debootstrap >/dev/null || mdie "debootstrap missing (tests/deps/matrix.txt)"
 	mlog "debootstrap trixie into $CH (once; ~100 s, ~600 MB)"
 	rm -rf "$CH.tmp"
