@@ -112,6 +112,9 @@ fi
 rm -f "$out/unavailable"
 bbver=$(awk -v a="$darch" -v s="$(userland_suite "$darch")" '$1 == s && $2 == "busybox-static" && $3 == a { print $4 }' "$IDX" | sort -V | tail -n 1)
 bbdir=$(fetch busybox-static "$darch" "$bbver") || mdie "no busybox-static for $darch"
+bb=$bbdir/bin/busybox	# trixie's is in /usr/bin
+[ -f "$bb" ] || bb=$bbdir/usr/bin/busybox
+[ -f "$bb" ] || mdie "no busybox in $bbdir"
 
 # One root for kbuild: flavour headers + common + amd64 kbuild (symlinks in
 # the flavour dir point to ../linux-headers-<abi>-common and
@@ -145,6 +148,6 @@ KDIR=$root/usr/src/linux-headers-$kver
 KCOMMON=$root/usr/src/linux-headers-$abi-common
 IMAGE=$img_file
 MODULES=$idir/lib/modules/$kver
-BUSYBOX=$bbdir/bin/busybox
+BUSYBOX=$bb
 EOT
 mlog "$cell: $kver ($ver)"
