@@ -10,9 +10,12 @@
  *
  * Default orders (README, "The knobs"): x86_64 4; arm64 with 4 KiB pages 4;
  * powerpc64 with 64 KiB pages 3, the order the 2014 powerpc data argued
- * for (upstream's 64 KiB default is a single page there, i.e. off); any
- * other arch or page size: the order that makes 64 KiB.  Never above
- * max_order.
+ * for (upstream's 64 KiB default is a single page there, i.e. off);
+ * s390x 4 (4 KiB pages only, 256 PTEs a table: max_order 8) and riscv64 4
+ * (4 KiB pages, 512 PTEs: max_order 9), upstream's 64 KiB, as on the
+ * other 4 KiB arches: we have no data that argues for another size there;
+ * any other arch or page size: the order that makes 64 KiB.  Never above
+ * max_order, which is read at run time on every arch.
  */
 #include <linux/kernel.h>
 #include <linux/log2.h>
@@ -33,6 +36,8 @@ static const struct mmtune_arch arch_table[] = {
 	{ "arm64",	SZ_4K,	4 },
 	{ "ppc64le",	SZ_64K,	3 },
 	{ "ppc64",	SZ_64K,	3 },
+	{ "s390x",	SZ_4K,	4 },
+	{ "riscv64",	SZ_4K,	4 },
 };
 
 const char *mmtune_arch_name(void)
@@ -45,6 +50,10 @@ const char *mmtune_arch_name(void)
 	return "ppc64le";
 #elif defined(CONFIG_PPC64)
 	return "ppc64";
+#elif defined(CONFIG_S390)
+	return "s390x";
+#elif defined(CONFIG_RISCV) && defined(CONFIG_64BIT)
+	return "riscv64";
 #else
 	return init_utsname()->machine;
 #endif

@@ -33,15 +33,33 @@
 #define MMTUNE_FTRACE_OPS_FLAGS	FTRACE_OPS_FL_SAVE_REGS
 #endif
 
+/* 6.13 made struct ftrace_regs opaque: arch_ftrace_regs() opens it. */
+#ifdef arch_ftrace_regs
+#define mmtune_arch_fregs(fregs)	arch_ftrace_regs(fregs)
+#else
+#define mmtune_arch_fregs(fregs)	(fregs)
+#endif
+
 /*
  * ftrace_regs_get_argument() came with 6.2: a macro on x86, powerpc and
  * for architectures without WITH_ARGS, an inline function on arm64 (which
- * has WITH_ARGS from 6.2 on).  6.1 has neither; there every ftrace_regs
- * is a pt_regs (partly filled with WITH_ARGS, the argument registers
- * always).
+ * has WITH_ARGS from 6.2 on) and riscv (WITH_ARGS from 6.8 on).  6.1 has
+ * neither; there every ftrace_regs is a pt_regs (partly filled with
+ * WITH_ARGS, the argument registers always).
  */
-#if defined(ftrace_regs_get_argument) || \
-	(defined(CONFIG_ARM64) && defined(CONFIG_DYNAMIC_FTRACE_WITH_ARGS))
+#if defined(CONFIG_S390)
+/*
+ * s390: arguments in r2..r6.  Its regs_get_kernel_argument() calls
+ * regs_get_register(), which the kernel does not export.
+ */
+static __always_inline unsigned long mmtune_fregs_arg(struct ftrace_regs *fregs,
+						      unsigned int n)
+{
+	return n < 5 ? mmtune_arch_fregs(fregs)->regs.gprs[2 + n] : 0;
+}
+#elif defined(ftrace_regs_get_argument) || \
+	(defined(CONFIG_ARM64) && defined(CONFIG_DYNAMIC_FTRACE_WITH_ARGS)) || \
+	(defined(CONFIG_RISCV) && defined(CONFIG_DYNAMIC_FTRACE_WITH_ARGS))
 #define mmtune_fregs_arg(fregs, n)	ftrace_regs_get_argument(fregs, n)
 #elif defined(CONFIG_PPC64)
 /* 6.1 powerpc has no regs_get_kernel_argument(): arguments are r3..r10 */
@@ -52,13 +70,6 @@ static __always_inline unsigned long mmtune_fregs_arg(struct ftrace_regs *fregs,
 }
 #else
 #define mmtune_fregs_arg(fregs, n)	regs_get_kernel_argument(&(fregs)->regs, n)
-#endif
-
-/* 6.13 made struct ftrace_regs opaque: arch_ftrace_regs() opens it. */
-#ifdef arch_ftrace_regs
-#define mmtune_arch_fregs(fregs)	arch_ftrace_regs(fregs)
-#else
-#define mmtune_arch_fregs(fregs)	(fregs)
 #endif
 
 /*
@@ -115,6 +126,18 @@ static __always_inline bool mmtune_fregs_set_arg(struct ftrace_regs *fregs,
 	if (n >= 8)
 		return false;
 	mmtune_arch_fregs(fregs)->regs.gpr[3 + n] = val;
+	return true;
+#elif defined(CONFIG_RISCV) && defined(CONFIG_DYNAMIC_FTRACE_WITH_ARGS)
+	/* a0..a7 saved in ftrace_regs.args[] */
+	if (n >= 8)
+		return false;
+	mmtune_arch_fregs(fregs)->args[n] = val;
+	return true;
+#elif defined(CONFIG_S390)
+	/* pt_regs; arguments in r2..r6 */
+	if (n >= 5)
+		return false;
+	mmtune_arch_fregs(fregs)->regs.gprs[2 + n] = val;
 	return true;
 #else
 	return false;

@@ -57,13 +57,15 @@ attempt accepted x86_64 CONFIG_DYNAMIC_FTRACE_WITH_REGS
 attempt refused x86_64 CONFIG_DYNAMIC_FTRACE_WITH_ARGS CONFIG_DYNAMIC_FTRACE_WITH_REGS
 attempt refused ppc64
 attempt refused i686
+attempt accepted s390x
+attempt accepted riscv64
 
 # The arch regex as dkms applies it ([[ ARCH =~ RE ]]), on uname -m names
 re=$(bash -c '. ./dkms.conf 2>/dev/null; echo "$BUILD_EXCLUSIVE_ARCH"')
-for a in x86_64 aarch64 ppc64le; do
+for a in x86_64 aarch64 ppc64le s390x riscv64; do
 	if [[ $a =~ $re ]]; then ok "BUILD_EXCLUSIVE_ARCH accepts $a"; else fail "BUILD_EXCLUSIVE_ARCH refuses $a"; fi
 done
-for a in ppc64 arm64 armv7l i686 x86_64_v2 s390x; do
+for a in ppc64 arm64 armv7l i686 x86_64_v2 s390 riscv32; do
 	if [[ $a =~ $re ]]; then fail "BUILD_EXCLUSIVE_ARCH accepts $a"; else ok "BUILD_EXCLUSIVE_ARCH refuses $a"; fi
 done
 [ "$nfail" = 0 ]

@@ -20,9 +20,25 @@ CH=$MX/chroot-trixie
 # gcc-14 native and cross, make, and what linux-kbuild-6.12/7.x link against.
 PKGS=gcc-14,make,libc6-dev,libelf1t64,libssl3t64,zlib1g,pahole,gcc-14-aarch64-linux-gnu,gcc-14-powerpc64le-linux-gnu
 want="v1 $PKGS"
+# Cross compilers added since, installed into the chroot with its own apt
+# (which checks them against the Debian keyring debootstrap installed) and
+# recorded apart, in .mmtune-extra: a tree whose chroot.sh predates them
+# still finds .mmtune-ready as it expects, and does not debootstrap again.
+EXTRA=gcc-14-s390x-linux-gnu,gcc-14-riscv64-linux-gnu
 
 make_chroot() {
-	[ "$(cat "$CH/.mmtune-ready" 2>/dev/null)" = "$want" ] && return 0
+	if [ "$(cat "$CH/.mmtune-ready" 2>/dev/null)" != "$want" ]; then
+		debootstrap_chroot
+	fi
+	[ "$(cat "$CH/.mmtune-extra" 2>/dev/null)" = "$EXTRA" ] && return 0
+	mlog "chroot: apt-get install ${EXTRA//,/ }"
+	run_in "export DEBIAN_FRONTEND=noninteractive; apt-get -q update && apt-get -q -y --no-install-recommends install ${EXTRA//,/ } && apt-get clean" \
+		> "$MX/chroot-apt.log" 2>&1 ||
+		{ tail -n 20 "$MX/chroot-apt.log" >&2; mdie "apt-get in the chroot failed (log: $MX/chroot-apt.log)"; }
+	echo "$EXTRA" > "$CH/.mmtune-extra"
+}
+
+debootstrap_chroot() {
 	command -v debootstrap >/dev/null || mdie "debootstrap missing (tests/deps/matrix.txt)"
 	mlog "debootstrap trixie into $CH (once; ~100 s, ~600 MB)"
 	rm -rf "$CH.tmp"
@@ -30,7 +46,7 @@ make_chroot() {
 	local t0=$SECONDS
 	# Own mount namespace: debootstrap's /proc, /sys mounts cannot leak.
 	unshare --mount --propagation private \
-		debootstrap --variant=minbase --include="$PKGS" \
+		debootstrap --variant=minbase --include="$PKGS,$EXTRA" \
 		--keyring="$KEYRING" trixie "$CH.tmp" "$MIRROR" \
 		> "$MX/debootstrap.log" 2>&1 ||
 		{ tail -n 20 "$MX/debootstrap.log" >&2; mdie "debootstrap failed (log: $MX/debootstrap.log)"; }
@@ -38,6 +54,7 @@ make_chroot() {
 	rm -rf "$CH"
 	mv "$CH.tmp" "$CH"
 	echo "$want" > "$CH/.mmtune-ready"
+	echo "$EXTRA" > "$CH/.mmtune-extra"
 	mlog "chroot ready in $((SECONDS - t0)) s ($(du -sh "$CH" | cut -f1))"
 }
 
@@ -53,7 +70,13 @@ run_in() {
 			HOME=/root LC_ALL=C /bin/sh -c "$*"' sh "$CH" "$MX" "$@"
 }
 
+# One maker at a time: check-matrix's prefetch and a cell's build.sh may
+# both get here first.
+mkdir -p "$MX"
+exec 8>"$MX/.chroot.lock"
+flock -w 1800 8 || mdie "another chroot.sh holds $MX/.chroot.lock"
 make_chroot
+exec 8>&-
 if [ "${1:-}" = --run ]; then
 	shift
 	run_in "$*"

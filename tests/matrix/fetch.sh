@@ -10,7 +10,8 @@
 # Picks the newest linux-headers-<abi>-<flavour> of the series whose -common,
 # amd64 linux-kbuild and linux-image of the same version the private apt
 # configuration can download (7.x: the linux-binary-* the linux-image-*
-# metapackage depends on holds the kernel), and the static busybox of the arch (bookworm).
+# metapackage depends on holds the kernel), and the static busybox of the arch
+# (bookworm; trixie for riscv64, see userland_suite in lib.sh).
 # The .debs go to $MX/debs, each is extracted once under $MX/x, and
 # $MX/cells/CELL/cell.env records what was chosen. Exit 3: nothing of this
 # series for this arch on the mirror ("unavailable", not a failure of mmtune).
@@ -109,8 +110,11 @@ if [ -z "${idir:-}" ]; then
 	exit 3
 fi
 rm -f "$out/unavailable"
-bbver=$(awk -v a="$darch" '$1 == "bookworm" && $2 == "busybox-static" && $3 == a { print $4 }' "$IDX" | sort -V | tail -n 1)
+bbver=$(awk -v a="$darch" -v s="$(userland_suite "$darch")" '$1 == s && $2 == "busybox-static" && $3 == a { print $4 }' "$IDX" | sort -V | tail -n 1)
 bbdir=$(fetch busybox-static "$darch" "$bbver") || mdie "no busybox-static for $darch"
+bb=$bbdir/bin/busybox	# trixie's is in /usr/bin
+[ -f "$bb" ] || bb=$bbdir/usr/bin/busybox
+[ -f "$bb" ] || mdie "no busybox in $bbdir"
 
 # One root for kbuild: flavour headers + common + amd64 kbuild (symlinks in
 # the flavour dir point to ../linux-headers-<abi>-common and
@@ -144,6 +148,6 @@ KDIR=$root/usr/src/linux-headers-$kver
 KCOMMON=$root/usr/src/linux-headers-$abi-common
 IMAGE=$img_file
 MODULES=$idir/lib/modules/$kver
-BUSYBOX=$bbdir/bin/busybox
+BUSYBOX=$bb
 EOT
 mlog "$cell: $kver ($ver)"

@@ -50,6 +50,8 @@ cp "$out/mmtune.ko" "$r/mmtune/module/"
 mkdir -p "$r/mmtune/userspace"
 cp "$TOOLS/mmtunectl" "$TOOLS/mmstress" "$r/mmtune/userspace/"
 cp "$MMT_TOP/tests/lib.sh" "$r/mmtune/tests/"
+# light cell or full (tests/check-matrix.sh, MMT_MATRIX_FULL)
+echo "MMT_LIGHT=${MMT_MATRIX_LIGHT:-0}" > "$r/mmtune/tests/env"
 cp "$MMT_TOP/tests/vm/lib.sh" "$r/mmtune/tests/vm/"
 tests=${MMT_MATRIX_TESTS:-}
 if [ -z "$tests" ]; then

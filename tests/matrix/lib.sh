@@ -29,14 +29,21 @@ mdie() { echo "matrix: error: $*" >&2; exit 1; }
 deb_arch() {
 	case $1 in
 	x86_64) echo amd64 ;; arm64) echo arm64 ;; ppc64le) echo ppc64el ;;
+	s390x) echo s390x ;; riscv64) echo riscv64 ;;
 	*) mdie "unknown arch $1" ;;
 	esac
+}
+# The Debian release the guest's userland (busybox, dash, coreutils...) comes
+# from: bookworm, but for riscv64, a release arch only from Debian 13 on.
+userland_suite() {
+	case $1 in riscv64) echo trixie ;; *) echo bookworm ;; esac
 }
 # Kernel image flavour of a cell: arch and optional -64k variant.
 flavour() {
 	case $1 in
 	x86_64) echo amd64 ;; arm64) echo arm64 ;; ppc64le) echo powerpc64le ;;
 	ppc64le-64k) echo powerpc64le-64k ;;
+	s390x) echo s390x ;; riscv64) echo riscv64 ;;
 	*) mdie "unknown arch $1" ;;
 	esac
 }
@@ -44,10 +51,14 @@ cross_prefix() {
 	case $1 in
 	x86_64) echo "" ;; arm64) echo aarch64-linux-gnu- ;;
 	ppc64le*) echo powerpc64le-linux-gnu- ;;
+	s390x) echo s390x-linux-gnu- ;; riscv64) echo riscv64-linux-gnu- ;;
 	esac
 }
 kbuild_arch() {
-	case $1 in x86_64) echo x86 ;; arm64) echo arm64 ;; ppc64le*) echo powerpc ;; esac
+	case $1 in
+	x86_64) echo x86 ;; arm64) echo arm64 ;; ppc64le*) echo powerpc ;;
+	s390x) echo s390 ;; riscv64) echo riscv ;;
+	esac
 }
 
 # papt ARCH apt-get|apt-cache ARGS...: apt with the private configuration of ARCH.
