@@ -14,12 +14,14 @@
  *
  * The directory hangs off the kernel's own /sys/kernel/mm kobject,
  * mm_kobj.  Not every kernel exports it to modules, so it is looked up
- * like the module's other kernel symbols (symbols.c) and checked to be
- * that directory; without it the tree is absent and info says why.  The
+ * like the module's other kernel symbols (symbols.c), else found as
+ * kernel_kobj's "mm" directory through kernfs, and checked to be that
+ * directory; without it the tree is absent and info says why.  The
  * feature is brought up last and taken down first: no file can outlive
  * what it shows.
  */
 #include <linux/kernel.h>
+#include <linux/kernfs.h>
 #include <linux/kobject.h>
 #include <linux/mm.h>
 #include <linux/seq_file.h>
@@ -301,19 +303,40 @@ static int dirs_build(void)
 	return 0;
 }
 
+static bool is_mm_kobj(struct kobject *k)
+{
+	return k && k->parent == kernel_kobj && !strcmp(kobject_name(k), "mm");
+}
+
+/*
+ * Without CONFIG_KALLSYMS_ALL (Debian 6.1 on arm64 and ppc64le) the kprobe
+ * core resolves no data symbol: then the directory kernel_kobj holds named
+ * "mm", whose kernfs node's priv is its kobject (sysfs_create_dir_ns).
+ * mm_kobj is never freed, so the node's reference need not outlive this.
+ */
+static struct kobject *mm_kobj_from_kernfs(void)
+{
+	struct kernfs_node *kn = kernfs_find_and_get(kernel_kobj->sd, "mm");
+	struct kobject *k = NULL;
+
+	if (!kn)
+		return NULL;
+	if (kernfs_type(kn) == KERNFS_DIR)
+		k = kn->priv;
+	kernfs_put(kn);
+	return is_mm_kobj(k) ? k : NULL;
+}
+
 /* The kernel's /sys/kernel/mm kobject, or NULL. */
 static struct kobject *find_mm_kobj(void)
 {
 	unsigned long addr = mmtune_lookup_name("mm_kobj");
-	struct kobject *k;
 
 	if (!mmtune_symbol_is(addr, "mm_kobj", true) ||
-	    !mmtune_in_kernel_data(addr))
-		return NULL;
-	k = *(struct kobject **)addr;
-	if (!k || k->parent != kernel_kobj || strcmp(kobject_name(k), "mm"))
-		return NULL;
-	return k;
+	    !mmtune_in_kernel_data(addr) ||
+	    !is_mm_kobj(*(struct kobject **)addr))
+		return mm_kobj_from_kernfs();
+	return *(struct kobject **)addr;
 }
 
 static int mmt_sysfs_init(struct dentry *dir)
