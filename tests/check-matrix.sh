@@ -198,4 +198,8 @@ echo "Run of $(date -u +%Y-%m-%d), $npass of $# cells passed, $nunav unavailable
 echo
 echo "# summary (${wall}s in all; results in tests/out/matrix/results.txt)"
 "$M/readme-table.sh" "$res"
+# The closing line .ci/run adds up: the cells' checks, and a cell that
+# failed without a failed check (build, boot, timeout) as one failure.
+nfchk=$(awk '!/^#/ { n += $10; if ($6 != "passed" && $6 != "unavailable" && $10 == 0) n++ } END { print n + 0 }' "$res")
+echo "$nchk passed, $nfchk failed"
 exit $bad
