@@ -694,6 +694,11 @@ else
 	fail "man: groff not installed (tests/deps/host.txt: groff-base)"
 fi
 
+# mmstress's sources: no function over 80 lines (tests/host/funclen.py)
+l=$($PY "$TOP/tests/host/funclen.py" "$US"/stress/*.c | head -n 1)
+[ -n "$l" ] && [ "${l%% *}" -le 80 ] && ok "userspace/stress: the longest function has ${l%% *} lines (${l##* })" ||
+	fail "userspace/stress: a function over 80 lines: ${l:-funclen.py found none}"
+
 # bash completion, through a real readline
 CTL=$W/plain/mmtunectl
 if [ -x "$MMS" ] && [ -x "$CTL" ]; then
