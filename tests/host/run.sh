@@ -683,15 +683,12 @@ fi
 # mmstress's results: metadata, effective orders, skips, --plot
 [ -x "$MMS" ] && . "$TOP/tests/host/mmstress.sh"
 
-# man page: groff finds nothing to warn about, every verb is described
-if command -v groff >/dev/null; then
-	w=$(groff -man -ww -z "$US/man/mmtunectl.8" 2>&1)
-	[ -z "$w" ] && ok "man: mmtunectl.8 renders without warnings" || fail "man: $(echo "$w" | head -n 2 | tr '\n' ' ')"
-	for v in status get set stats pfn_valid policy tune run; do
-		grep -qE "^(\.(B|BR|BI) \"?|\\\\fB)$v" "$US/man/mmtunectl.8" && ok "man: describes $v" || fail "man: no $v"
-	done
+# man pages against the tools
+CTL=$W/plain/mmtunectl
+if [ -x "$MMS" ] && [ -x "$CTL" ]; then
+	. "$TOP/tests/host/man.sh"
 else
-	fail "man: groff not installed (tests/deps/host.txt: groff-base)"
+	fail "man: needs mmtunectl and mmstress built"
 fi
 
 # mmstress's sources: no function over 80 lines (tests/host/funclen.py)
@@ -700,7 +697,6 @@ l=$($PY "$TOP/tests/host/funclen.py" "$US"/stress/*.c | head -n 1)
 	fail "userspace/stress: a function over 80 lines: ${l:-funclen.py found none}"
 
 # bash completion, through a real readline
-CTL=$W/plain/mmtunectl
 if [ -x "$MMS" ] && [ -x "$CTL" ]; then
 	. "$TOP/tests/host/completion.sh"
 else
