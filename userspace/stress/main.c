@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mmstress WORKLOAD [options]: option parsing and the sweep
- * (orders x thread counts x block sizes x repeats).
+ * mmstress WORKLOAD [options]: the options, the knob checked before anything
+ * changes, and the end (a signal ends mmstress as it would have); the
+ * sweep itself (orders x thread counts x block sizes x repeats) is sweep.c.
  */
 #define _GNU_SOURCE
 #include <errno.h>
