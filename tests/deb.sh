@@ -64,6 +64,7 @@ check "mmtune-dkms: nothing outside /usr/src and its doc" test ! -s "$W/other"
 dpkg -c "$TOOLS_DEB" | awk '{print $6}' > "$W/tools"
 for f in usr/sbin/mmtunectl usr/bin/mmstress usr/share/man/man8/mmtunectl.8.gz \
 	usr/share/man/man1/mmstress.1.gz usr/share/bash-completion/completions/mmtunectl \
+	usr/share/bash-completion/completions/mmstress \
 	lib/systemd/system/mmtune.service etc/modprobe.d/mmtune.conf etc/modules-load.d/mmtune.conf; do
 	grep -qx "\./$f" "$W/tools" || fail "mmtune-tools: no /$f"
 done

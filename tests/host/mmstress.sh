@@ -18,6 +18,15 @@ csv_meta() {
 print(json.dumps(dict(l[2:].rstrip("\n").split(": ", 1) for l in open(sys.argv[1]) if l.startswith("# "))))' "$W/out"
 }
 
+# fmt_size BYTES: as mmstress writes a size (64M, 8K, 4097)
+fmt_size() {
+	local b=$1
+	if [ $((b % (1 << 30))) = 0 ]; then echo $((b >> 30))G
+	elif [ $((b % (1 << 20))) = 0 ]; then echo $((b >> 20))M
+	elif [ $((b % 1024)) = 0 ]; then echo $((b >> 10))K
+	else echo "$b"; fi
+}
+
 mms_host() {
 	local shm dir cg kv uname_r uname_m before nodes
 	shm=/dev/shm
@@ -132,6 +141,22 @@ assert j == c, (j ^ c)' "$W/out" "$kv" 2>"$W/py.err" &&
 		ls "$W"/q.svg.* > /dev/null 2>&1 && fail "mmstress --plot, gnuplot fails: left $(ls "$W"/q.svg.*)" ||
 			ok "mmstress --plot, gnuplot fails: no partial file"
 	fi
+	# --- a --size that is not whole page tables (sparse) or pages: rounded
+	# up, said on stderr, and the records carry the size used
+	local span ptes
+	fresh
+	ptes=$(sed -n 's/^ptrs_per_pte: *//p' "$T/info")
+	span=$((ptes * PAGE))
+	run "$MMS" sparse -s $((span / 2)) --warmup 0 -q -F json -f "$dir"
+	expect_eq "mmstress sparse -s span/2: exit 0" "$RC" 0
+	t_grep "mmstress sparse -s span/2: stderr says the size is rounded up to the span ($span)" err \
+		"^mmstress: warning: sparse: --size $(fmt_size $((span / 2))) rounded up to $(fmt_size $span) per thread: .*page table"
+	mms_json "mmstress sparse -s span/2: the runs' size is the span" "[r['size'] for r in runs] == [$span]"
+	run "$MMS" sparse -s $span --warmup 0 -q -F csv -f "$dir"
+	expect_eq "mmstress sparse -s span: nothing on stderr" "$(cat "$W/err")" ""
+	run "$MMS" seq -s $((PAGE + 1)) --warmup 0 -q -F csv -f "$dir"
+	t_grep "mmstress seq -s page+1: stderr says whole pages" err \
+		"^mmstress: warning: seq: --size $((PAGE + 1)) rounded up to $(fmt_size $((PAGE * 2))) per thread: whole pages"
 	t_rc "mmstress --plot in a missing directory: exit 2" 2 "$MMS" seq -s 1M --plot "$W/no/such/p.svg" -f "$dir"
 	t_rc "mmstress eofprobe --plot: exit 2" 2 "$MMS" eofprobe --plot "$W/e.svg" -f "$dir"
 	[ -z "$(ls -A "$dir")" ] && ok "mmstress results: no test file left" || fail "mmstress results left $(ls "$dir")"

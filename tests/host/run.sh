@@ -631,13 +631,38 @@ fi
 # install layout (needs mmstress too)
 if make -s -C "$US" O="$W/inst" VERSION="$VERSION" install DESTDIR="$W/dest" PREFIX=/usr >"$W/install.log" 2>&1; then
 	for f in usr/sbin/mmtunectl usr/bin/mmstress usr/share/man/man8/mmtunectl.8 \
-		usr/share/man/man1/mmstress.1 usr/share/bash-completion/completions/mmtunectl; do
+		usr/share/man/man1/mmstress.1 usr/share/bash-completion/completions/mmtunectl \
+		usr/share/bash-completion/completions/mmstress; do
 		[ -f "$W/dest/$f" ] && ok "install: /$f" || fail "install: /$f missing"
 	done
 	[ -x "$W/dest/usr/sbin/mmtunectl" ] && ok "install: mmtunectl executable" || fail "install: mmtunectl not executable"
 else
 	fail "make install DESTDIR PREFIX=/usr: $(tail -n 3 "$W/install.log" | tr '\n' ' ')"
 fi
+
+# A distro build (dpkg-buildflags): the caller's CPPFLAGS, CFLAGS and
+# LDFLAGS reach every compile and link beside the project's own flags
+# (-I, the version), -Werror only with WERROR=1, and without VERSION=
+# the version is dkms.conf's.
+suite_buildflags() {
+	local o=$W/flags n
+	n=$(make -n -B -C "$US" O="$o" CFLAGS=-O1 CPPFLAGS=-D_FORTIFY_SOURCE=2 LDFLAGS=-Wl,-z,now all 2>&1)
+	echo "$n" | grep ' -c ' >"$W/flags.cc"
+	[ -s "$W/flags.cc" ] && ok "build flags: make -n shows the compiles ($(wc -l <"$W/flags.cc"))" || fail "build flags: no compile in make -n: $(echo "$n" | tail -n 2 | tr '\n' ' ')"
+	expect_eq "build flags: every compile has the project's -I and dkms.conf's version, the caller's -D_FORTIFY_SOURCE=2 -O1, not the default -O2, no -Werror" \
+		"$(awk -v v="$VERSION" 'index($0, "-Ilib") && index($0, "-DMMT_VERSION=\\\"" v "\\\"") && / -D_FORTIFY_SOURCE=2 / && / -O1 / && !/ -O2 / && !/-Werror/ { n++ } END { print NR - n }' "$W/flags.cc")" 0
+	expect_eq "build flags: LDFLAGS in both links" "$(echo "$n" | grep -c -e '-Wl,-z,now -o .*/mmtunectl ' -e '-Wl,-z,now -o .*/mmstress ')" 2
+	n=$(make -n -B -C "$US" O="$o" WERROR=1 all 2>&1)
+	expect_eq "build flags: WERROR=1 puts -Werror in every compile" "$(echo "$n" | grep ' -c ' | grep -vc -e '-Werror')" 0
+	if make -s -C "$US" O="$o" CFLAGS=-O1 CPPFLAGS=-D_FORTIFY_SOURCE=2 all >"$W/flags.log" 2>&1; then
+		ok "build flags: make -C userspace CFLAGS=-O1 CPPFLAGS=-D_FORTIFY_SOURCE=2 builds"
+		expect_eq "build flags: mmtunectl --version is dkms.conf's" "$("$o/mmtunectl" --version 2>&1)" "mmtunectl $VERSION"
+		expect_eq "build flags: mmstress --version is dkms.conf's" "$("$o/mmstress" --version 2>&1)" "mmstress $VERSION"
+	else
+		fail "build flags: make CFLAGS=-O1 CPPFLAGS=-D_FORTIFY_SOURCE=2: $(tail -n 3 "$W/flags.log" | tr '\n' ' ')"
+	fi
+}
+suite_buildflags
 
 # mmstress: a reader that goes away (| head) mid-sweep must not leave the
 # test file behind (it used to die by SIGPIPE with the file in place)
@@ -658,66 +683,25 @@ fi
 # mmstress's results: metadata, effective orders, skips, --plot
 [ -x "$MMS" ] && . "$TOP/tests/host/mmstress.sh"
 
-# man page: groff finds nothing to warn about, every verb is described
-if command -v groff >/dev/null; then
-	w=$(groff -man -ww -z "$US/man/mmtunectl.8" 2>&1)
-	[ -z "$w" ] && ok "man: mmtunectl.8 renders without warnings" || fail "man: $(echo "$w" | head -n 2 | tr '\n' ' ')"
-	for v in status get set stats pfn_valid policy tune run; do
-		grep -qE "^(\.(B|BR|BI) \"?|\\\\fB)$v" "$US/man/mmtunectl.8" && ok "man: describes $v" || fail "man: no $v"
-	done
+# man pages against the tools
+CTL=$W/plain/mmtunectl
+if [ -x "$MMS" ] && [ -x "$CTL" ]; then
+	. "$TOP/tests/host/man.sh"
 else
-	fail "man: groff not installed (tests/deps/host.txt: groff-base)"
+	fail "man: needs mmtunectl and mmstress built"
 fi
 
-# bash completion
-comp() {
-	bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _mmtunectl; echo "${COMPREPLY[*]}"' \
-		_ "$US/completion/mmtunectl" "$@" 2>&1
-}
-fresh
-c=$(comp mmtunectl "")
-# the verbs of `mmtunectl --help`, so the two cannot drift apart
-v=$("$US/mmtunectl" --help | awk '/^verbs:/ { t = 1; next } t && /^  [a-z]/ { printf "%s ", $1 } t && /^$/ { exit }')
-[ "$c" = "${v}--help --version" ] && ok "completion: verbs = mmtunectl --help's ($v)" || fail "completion: verbs: '$c', --help has '$v'"
-c=$(comp mmtunectl policy "")
-[ "$c" = "show set add del clear load --json --help" ] && ok "completion: policy subcommands" || fail "completion: policy: '$c'"
-c=$(comp mmtunectl policy set "")
-[ "$c" = "comm= pid= cgroup=" ] && ok "completion: policy set offers matches" || fail "completion: policy set: '$c'"
-c=$(comp mmtunectl policy set comm=foo "")
-[ "$c" = "order=" ] && ok "completion: policy set: order= after a match" || fail "completion: policy set comm=foo: '$c'"
-c=$(comp mmtunectl policy add comm=foo order=)
-[ "$c" = "order=default order=0 order=1 order=2 order=3 order=4 order=5 order=6 order=7 order=8 order=9" ] &&
-	ok "completion: policy orders from info" || fail "completion: policy order=: '$c'"
-c=$(comp mmtunectl tune --)
-[ "$c" = "--orders --repeat --apply --apply-comm --verbose --json --help --" ] && ok "completion: tune options" || fail "completion: tune: '$c'"
-c=$(comp mmtunectl run --)
-[ "$c" = "--order --stats --help --" ] && ok "completion: run options" || fail "completion: run: '$c'"
-c=$(comp mmtunectl run --order "")
-[ "$c" = "0 1 2 3 4 5 6 7 8 9" ] && ok "completion: run --order from info" || fail "completion: run --order: '$c'"
-c=$(comp mmtunectl tune --apply-comm bas)
-case " $c " in *" bash "*) ok "completion: tune --apply-comm completes a name" ;; *) fail "completion: tune --apply-comm bas: '$c'" ;; esac
-c=$(comp mmtunectl tune --repeat 3 -- bas)
-case " $c " in *" bash "*) ok "completion: tune -- completes a command" ;; *) fail "completion: tune -- bas: '$c'" ;; esac
-c=$(comp mmtunectl tune -- bash "")
-case $c in *bash*) fail "completion: tune -- CMD: offers commands again: '$c'" ;; *) ok "completion: tune -- CMD offers files" ;; esac
-c=$(comp mmtunectl get "")
-for k in fault_around_order info stats stats_enable latency_enable latency pfn_valid/mode pfn_valid/bench; do
-	case " $c " in *" $k "*) ok "completion: get offers $k" ;; *) fail "completion: get: '$c'" ;; esac
-done
-c=$(comp mmtunectl set fault_around_order "")
-[ "$c" = "default 0 1 2 3 4 5 6 7 8 9" ] && ok "completion: orders from info" || fail "completion: orders: '$c'"
-c=$(comp mmtunectl set stats_enable "")
-[ "$c" = "0 1" ] && ok "completion: stats_enable values" || fail "completion: stats_enable: '$c'"
-c=$(comp mmtunectl set pfn_valid/mode "")
-[ "$c" = "off stock section vmemmap" ] && ok "completion: pfn_valid strategies from info" || fail "completion: pfn_valid/mode: '$c'"
-c=$(comp mmtunectl pfn_valid "")
-[ "$c" = "show bench mode --json --help" ] && ok "completion: pfn_valid subcommands" || fail "completion: pfn_valid: '$c'"
-c=$(comp mmtunectl pfn_valid mode "")
-[ "$c" = "off stock section vmemmap" ] && ok "completion: pfn_valid mode" || fail "completion: pfn_valid mode: '$c'"
-c=$(comp mmtunectl pfn_valid bench 100 "")
-[ "$c" = "seq rand holes" ] && ok "completion: pfn_valid bench patterns" || fail "completion: pfn_valid bench: '$c'"
-c=$(comp mmtunectl stats --r)
-[ "$c" = "--reset" ] && ok "completion: stats options" || fail "completion: stats options: '$c'"
+# mmstress's sources: no function over 80 lines (tests/host/funclen.py)
+l=$($PY "$TOP/tests/host/funclen.py" "$US"/stress/*.c | head -n 1)
+[ -n "$l" ] && [ "${l%% *}" -le 80 ] && ok "userspace/stress: the longest function has ${l%% *} lines (${l##* })" ||
+	fail "userspace/stress: a function over 80 lines: ${l:-funclen.py found none}"
+
+# bash completion, through a real readline
+if [ -x "$MMS" ] && [ -x "$CTL" ]; then
+	. "$TOP/tests/host/completion.sh"
+else
+	fail "completion: needs mmtunectl and mmstress built"
+fi
 
 # the same under ASan + UBSan
 if [ "${MMT_HOST_SAN:-1}" != 0 ]; then

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * build: an exec-heavy load like a kernel build (seed 000's make -j):
+ * build: an exec-heavy load like a kernel build (make -j):
  * N worker processes each fork+exec COUNT short-lived /bin/sh -c CMD
  * processes, which map the same binaries and libraries over and over.
  * Faults are those of the children (RUSAGE_CHILDREN deltas: the workers
@@ -124,6 +124,6 @@ static void build_teardown(struct mms_ctx *c)
 }
 
 const struct mms_workload mms_wl_build = {
-	"build", "exec-heavy: processes fork+exec short-lived shells (seed 000's build)",
+	"build", "exec-heavy like a kernel build: processes fork+exec short shells",
 	build_setup, build_run, build_teardown, 0, NULL,
 };

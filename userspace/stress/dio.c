@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * dio (seed 001): O_DIRECT reads into a MAP_HUGETLB buffer, MB/s per
+ * dio: O_DIRECT reads into a MAP_HUGETLB buffer, MB/s per
  * block size (64K and 1M by default): direct I/O into huge pages goes
  * through get_user_pages_fast on hugetlb memory.
  *
@@ -266,6 +266,6 @@ static void dio_teardown(struct mms_ctx *c)
 }
 
 const struct mms_workload mms_wl_dio = {
-	"dio", "O_DIRECT reads into a MAP_HUGETLB buffer, MB/s per block size (seed 001)",
+	"dio", "O_DIRECT reads into a MAP_HUGETLB buffer, MB/s per block size",
 	dio_setup, dio_run, dio_teardown, 1, "per thread",
 };

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ebizzy (seed 004), written fresh: a pool of chunks of sorted records;
+ * ebizzy, written fresh: a pool of chunks of sorted records;
  * each thread repeatedly picks a random chunk, copies it into a freshly
  * mmap()ed buffer (new anonymous memory: page faults, like ebizzy -m),
  * searches the copy for a key of that chunk, and unmaps it.  One search
  * is one record; throughput is records per second.  Use --repeat for
- * the mean and spread the seed asks for.
+ * the mean and spread.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -143,6 +143,6 @@ static void ebz_teardown(struct mms_ctx *c)
 }
 
 const struct mms_workload mms_wl_ebizzy = {
-	"ebizzy", "threads allocate, copy and search memory chunks, records/s (seed 004)",
+	"ebizzy", "copy chunks into fresh mmaps, search them (ebizzy -m), records/s",
 	ebz_setup, ebz_run, ebz_teardown, 0, "chunk pool",
 };

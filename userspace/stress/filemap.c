@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The fault-around workloads of seed 000: seq, rand and sparse read a
+ * The workloads of the 2014 fault-around tables (README.md, "Why"): seq,
+ * rand and sparse read a
  * cached file through a shared read-only mapping, N threads on disjoint
  * ranges, started together.  The mapping is aligned to the span of one
  * page table (PTRS_PER_PTE pages) so that the fault-around window never
@@ -137,6 +138,16 @@ static int fm_setup(struct mms_ctx *c, enum fm_kind kind, long long defsize)
 		sz = (sz + s->span - 1) / s->span * s->span;
 	else
 		sz = (sz + c->page - 1) / c->page * c->page;
+	if (o->size_given && sz != o->size) {
+		char want[32], got[32], unit[32];
+
+		mms_fmt_size(o->size, want, sizeof(want));
+		mms_fmt_size(sz, got, sizeof(got));
+		mms_fmt_size(kind == FM_SPARSE ? s->span : c->page, unit, sizeof(unit));
+		mms_warn("%s: --size %s rounded up to %s per thread: %s (%s here)", c->w->name, want, got,
+			 kind == FM_SPARSE ? "sparse reads one page per page table, so whole page tables"
+					   : "whole pages", unit);
+	}
 	s->per_thread = sz;
 	s->npages = sz / c->page;
 	if (kind != FM_SPARSE && s->npages > UINT32_MAX)
@@ -204,6 +215,7 @@ static int fm_run(struct mms_ctx *c, int threads, long block, struct mms_result 
 			for (long i = 0; i < s->npages; i += c->page / 4)
 				sink += a[t].perm[i];
 	}
+	(void)sink;	/* read for its faults only */
 	/* run the worker's code once so its text is mapped before the window */
 	warm = a[0];
 	warm.npages = 0;
@@ -243,15 +255,15 @@ static int rand_setup(struct mms_ctx *c) { return fm_setup(c, FM_RAND, 64LL << 2
 static int sparse_setup(struct mms_ctx *c) { return fm_setup(c, FM_SPARSE, 256LL << 20); }
 
 const struct mms_workload mms_wl_seq = {
-	"seq", "every word of a cached file, in order (seed 000)",
+	"seq", "every word of a cached file, in order (linux-mm 2014: sequential)",
 	seq_setup, fm_run, fm_teardown, 0, "per thread",
 };
 const struct mms_workload mms_wl_rand = {
-	"rand", "every word of a cached file, pages in random order (seed 000)",
+	"rand", "as seq, pages in random order (linux-mm 2014 fault-around tables)",
 	rand_setup, fm_run, fm_teardown, 0, "per thread",
 };
 const struct mms_workload mms_wl_sparse = {
-	"sparse", "one page per page table of a cached file (seed 000's worst case)",
+	"sparse", "one page per page table of a cached file (linux-mm 2014 worst case)",
 	sparse_setup, fm_run, fm_teardown, 0, "per thread",
 };
 
@@ -337,6 +349,49 @@ static void probe_once(struct mms_ctx *c, int fd, long long size, long long mapl
 	munmap(base, maplen);
 }
 
+/* The probe's records: a table, CSV rows or a JSON document */
+static void probe_print(struct mms_ctx *c, const struct probe_res *res, int n, int bad,
+			long long size, long long maplen)
+{
+	const struct mms_opts *o = c->o;
+
+	if (o->format == FMT_CSV)
+		mms_out_begin("workload,order,effective_order,size,pages_past_eof,sigbus,tail_zero,"
+			      "content_ok,result");
+	else if (o->format == FMT_JSON)
+		mms_out_json_open(mms_stop ? "interrupted" : bad ? "failed" : "done", NULL);
+	else
+		printf("eofprobe: file of %lld bytes (%lld pages + %lld bytes), mapped %lld pages\n"
+		       "%-7s %15s %8s %10s %10s %s\n", size, size / c->page, size % c->page,
+		       maplen / c->page, "order", "pages_past_eof", "sigbus", "tail_zero", "content", "result");
+	for (int i = 0; i < n; i++) {
+		const struct probe_res *p = &res[i];
+		int ok = p->sigbus == p->past && !p->tail_bad && !p->content_bad;
+
+		char ord[16], eff[16];
+
+		if (mms_stop && p->past == 0)
+			break;
+		mms_order_str(p->order, o->format, ord, sizeof(ord));
+		mms_order_str(p->eff_order, o->format, eff, sizeof(eff));
+		if (o->format == FMT_CSV)
+			printf("eofprobe,%s,%s,%lld,%ld,%ld,%d,%d,%s\n", ord, eff, size, p->past, p->sigbus,
+			       !p->tail_bad, !p->content_bad, ok ? "ok" : "FAIL");
+		else if (o->format == FMT_JSON)
+			printf("%s\n    {\"workload\": \"eofprobe\", \"order\": %s, \"effective_order\": %s, "
+			       "\"size\": %lld, \"pages_past_eof\": %ld, \"sigbus\": %ld, \"tail_zero\": %s, "
+			       "\"content_ok\": %s, \"result\": \"%s\"}", i ? "," : "", ord, eff, size,
+			       p->past, p->sigbus, p->tail_bad ? "false" : "true",
+			       p->content_bad ? "false" : "true", ok ? "ok" : "FAIL");
+		else
+			printf("%-7s %15ld %8ld %10s %10s %s\n", ord, p->past, p->sigbus,
+			       p->tail_bad ? "no" : "yes", p->content_bad ? "bad" : "ok", ok ? "ok" : "FAIL");
+	}
+	if (o->format == FMT_JSON)
+		mms_out_json_close();
+	fflush(stdout);
+}
+
 int mms_eofprobe(struct mms_ctx *c)
 {
 	const struct mms_opts *o = c->o;
@@ -381,41 +436,7 @@ int mms_eofprobe(struct mms_ctx *c)
 	}
 	mms_file_close(&f);
 
-	if (o->format == FMT_CSV)
-		mms_out_begin("workload,order,effective_order,size,pages_past_eof,sigbus,tail_zero,"
-			      "content_ok,result");
-	else if (o->format == FMT_JSON)
-		mms_out_json_open(mms_stop ? "interrupted" : bad ? "failed" : "done", NULL);
-	else
-		printf("eofprobe: file of %lld bytes (%lld pages + %lld bytes), mapped %lld pages\n"
-		       "%-7s %15s %8s %10s %10s %s\n", size, size / c->page, size % c->page,
-		       maplen / c->page, "order", "pages_past_eof", "sigbus", "tail_zero", "content", "result");
-	for (int i = 0; i < n; i++) {
-		const struct probe_res *p = &res[i];
-		int ok = p->sigbus == p->past && !p->tail_bad && !p->content_bad;
-
-		char ord[16], eff[16];
-
-		if (mms_stop && p->past == 0)
-			break;
-		mms_order_str(p->order, o->format, ord, sizeof(ord));
-		mms_order_str(p->eff_order, o->format, eff, sizeof(eff));
-		if (o->format == FMT_CSV)
-			printf("eofprobe,%s,%s,%lld,%ld,%ld,%d,%d,%s\n", ord, eff, size, p->past, p->sigbus,
-			       !p->tail_bad, !p->content_bad, ok ? "ok" : "FAIL");
-		else if (o->format == FMT_JSON)
-			printf("%s\n    {\"workload\": \"eofprobe\", \"order\": %s, \"effective_order\": %s, "
-			       "\"size\": %lld, \"pages_past_eof\": %ld, \"sigbus\": %ld, \"tail_zero\": %s, "
-			       "\"content_ok\": %s, \"result\": \"%s\"}", i ? "," : "", ord, eff, size,
-			       p->past, p->sigbus, p->tail_bad ? "false" : "true",
-			       p->content_bad ? "false" : "true", ok ? "ok" : "FAIL");
-		else
-			printf("%-7s %15ld %8ld %10s %10s %s\n", ord, p->past, p->sigbus,
-			       p->tail_bad ? "no" : "yes", p->content_bad ? "bad" : "ok", ok ? "ok" : "FAIL");
-	}
-	if (o->format == FMT_JSON)
-		mms_out_json_close();
-	fflush(stdout);
+	probe_print(c, res, n, bad, size, maplen);
 	if (bad)
 		mms_err("eofprobe: %d order(s) failed: a page past EOF did not raise SIGBUS or the tail was not zero", bad);
 	return bad ? MMT_EXIT_FAIL : 0;

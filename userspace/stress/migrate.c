@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * migrate (seed 002): a large file-backed read-only mapping whose pages
+ * migrate: a large file-backed read-only mapping whose pages
  * are migrated back and forth between two NUMA nodes with move_pages(2)
  * (raw syscall, no libnuma), MB/s migrated.  Each thread moves its own
  * range; one pass is there and back.  The vm_pgmigrate_* columns carry
@@ -196,6 +196,6 @@ static void mig_teardown(struct mms_ctx *c)
 }
 
 const struct mms_workload mms_wl_migrate = {
-	"migrate", "a file mapping migrated between two NUMA nodes, MB/s (seed 002)",
+	"migrate", "a file mapping moved between two NUMA nodes (move_pages), MB/s",
 	mig_setup, mig_run, mig_teardown, 0, "per thread",
 };

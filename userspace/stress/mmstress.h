@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * mmstress: the stress workloads of the seeds, one file per workload.
- * main.c runs the sweep (orders x threads x variants x repeats), output.c
- * prints it, util.c holds what several workloads share: the start gate,
- * the measured-phase snapshots, the test file, cleanup on exit and signals.
+ * mmstress: page-fault workloads, one file per workload.  main.c parses
+ * the options, sweep.c runs the sweep (orders x threads x variants x
+ * repeats), output.c prints it.  What several workloads share, a file per
+ * job: msg.c (messages), parse.c (option values), cleanup.c (signals and
+ * undoing every change on the way out), measure.c (the measured phase),
+ * knobs.c (/proc and /sys values), testfile.c (the test file).
  */
 #ifndef MMSTRESS_H
 #define MMSTRESS_H
@@ -103,8 +105,7 @@ struct mms_ctx {
 	struct mms_meta meta;
 };
 
-/* ---- util.c ---- */
-extern volatile sig_atomic_t mms_stop;	/* SIGINT/SIGTERM/SIGHUP, or SIGPIPE on EPIPE */
+/* ---- msg.c ---- */
 extern int mms_progress;		/* stderr is a tty and not --quiet */
 
 void mms_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -112,12 +113,15 @@ void mms_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* one-line error, cleanup, exit(code) */
 void mms_die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
 
-double mms_now(void);
+/* ---- parse.c ---- */
 int mms_parse_size(const char *s, long long *out);
 int mms_parse_list(const char *s, long min, long max, long *out, int max_n);
 void mms_fmt_size(long long bytes, char *buf, size_t len);
+uint64_t mms_rand(uint64_t *state);
 
-/* Cleanup registry: everything mmstress changed or created. */
+/* ---- cleanup.c: everything mmstress changed or created ---- */
+extern volatile sig_atomic_t mms_stop;	/* SIGINT/SIGTERM/SIGHUP, or SIGPIPE on EPIPE */
+/* at exit, and the signals that set mms_stop (SIGPIPE: ignored, EPIPE) */
 void mms_cleanup_init(void);
 int mms_cleanup_run(void);			/* 0, or -1: something not restored */
 void mms_cleanup_add_file(const char *path);
@@ -127,6 +131,8 @@ int mms_cleanup_restore_order(void);		/* now; 0 ok */
 void mms_cleanup_set_hugepages(const char *path, long orig);
 void mms_cleanup_add_fd(int fd);		/* closed at exit (loop device) */
 
+/* ---- measure.c ---- */
+double mms_now(void);
 /* /proc/vmstat counters mmstress records */
 struct mms_vmstat {
 	long long pgfault, pgmajfault, pgmigrate_success, pgmigrate_fail;
@@ -164,6 +170,7 @@ void mms_result_set(struct mms_result *r, const struct mms_meas *m,
 		    long long ops, double scale, const char *unit);
 
 /*
+ * ---- testfile.c ----
  * The test file.  mms_file_prepare() creates a temporary file in the
  * default tmpfs directory, in a directory given by --file, or at the
  * path --file names (an existing regular file is used as it is and
@@ -189,6 +196,7 @@ int mms_cache_file(int fd, long long size);
 /* A region aligned to 'align' holding a mapping of fd (or NULL). */
 void *mms_map_aligned(size_t len, size_t align, int prot, int flags, int fd, off_t off);
 
+/* ---- knobs.c ---- */
 /* NUMA nodes with memory: fills up to max ids, returns the count. */
 int mms_mem_nodes(int *ids, int max);
 
@@ -197,13 +205,15 @@ int mms_read_long(const char *path, long *v);
 int mms_write_long(const char *path, long v);
 long mms_meminfo(const char *key);	/* kB, or -1 */
 
-uint64_t mms_rand(uint64_t *state);
-
 /* ---- workloads ---- */
 extern const struct mms_workload mms_wl_seq, mms_wl_rand, mms_wl_sparse,
 	mms_wl_build, mms_wl_ebizzy, mms_wl_dio, mms_wl_migrate, mms_wl_pfnscan;
 /* the EOF/SIGBUS correctness probe (filemap.c), run by main.c */
 int mms_eofprobe(struct mms_ctx *c);
+
+/* ---- sweep.c ---- */
+/* setup, the runs, teardown, the records; the exit code (a failing run exits) */
+int mms_sweep(struct mms_ctx *c);
 
 /* ---- meta.c ---- */
 void mms_meta_init(struct mms_ctx *c, int argc, char **argv);

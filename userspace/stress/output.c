@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Output: csv (one line per run), json (the same records), table (the
- * seed's layout: a row group per thread count, a column per order).
+ * layout of the 2014 fault-around tables in README.md, "Why": a row group
+ * per thread count, a column per order).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -361,6 +362,66 @@ static void effective_row(const struct mms_result *r, int n, const int *orders, 
 	printf("\n");
 }
 
+/* One thread count (and block size): faults, seconds, throughput by order */
+static void table_group(const struct mms_result *r, int n, const int *orders, int no,
+			int threads, long block, int w, int spread)
+{
+	struct agg a[MMS_MAX_LIST];
+	const char *unit = "";
+	char label[64], b[32], cell[64];
+
+	memset(a, 0, sizeof(a));
+	for (int i = 0; i < n; i++) {
+		int j;
+
+		if (r[i].threads != threads || r[i].block != block)
+			continue;
+		for (j = 0; j < no && orders[j] != column(&r[i]); j++)
+			;
+		if (j == no)
+			continue;
+		a[j].n++;
+		a[j].flt += r[i].minflt;
+		a[j].sec += r[i].seconds;
+		a[j].sec2 += r[i].seconds * r[i].seconds;
+		a[j].thr += r[i].throughput;
+		a[j].thr2 += r[i].throughput * r[i].throughput;
+		unit = r[i].unit;
+	}
+	snprintf(label, sizeof(label), "%d %s", threads,
+		 threads == 1 ? "thread" : "threads");
+	if (block) {
+		mms_fmt_size(block, b, sizeof(b));
+		snprintf(label + strlen(label), sizeof(label) - strlen(label), ", %s blocks", b);
+	}
+	printf("%s\n", label);
+	printf("  %-20s", "minor-faults");
+	for (int j = 0; j < no; j++) {
+		if (a[j].n)
+			snprintf(cell, sizeof(cell), "%.0f", a[j].flt / a[j].n);
+		else
+			snprintf(cell, sizeof(cell), "-");
+		printf("%*s", w, cell);
+	}
+	printf("\n  %-20s", "times in seconds");
+	for (int j = 0; j < no; j++) {
+		if (a[j].n)
+			agg_fmt(cell, sizeof(cell), a[j].sec, a[j].sec2, a[j].n, "%.6f", spread);
+		else
+			snprintf(cell, sizeof(cell), "-");
+		printf("%*s", w + (strstr(cell, "±") ? 1 : 0), cell);
+	}
+	printf("\n  %-20s", unit);
+	for (int j = 0; j < no; j++) {
+		if (a[j].n)
+			agg_fmt(cell, sizeof(cell), a[j].thr, a[j].thr2, a[j].n, "%.1f", spread);
+		else
+			snprintf(cell, sizeof(cell), "-");
+		printf("%*s", w + (strstr(cell, "±") ? 1 : 0), cell);
+	}
+	printf("\n");
+}
+
 void mms_out_table(struct mms_ctx *c, const char *title, const struct mms_result *r, int n)
 {
 	int orders[MMS_MAX_LIST], no = 0;
@@ -398,61 +459,7 @@ void mms_out_table(struct mms_ctx *c, const char *title, const struct mms_result
 		printf("%*s", w, mms_order_str(orders[j], FMT_TABLE, cell, sizeof(cell)));
 	printf("\n");
 	effective_row(r, n, orders, no, w);
-	for (int g = 0; g < ng; g++) {
-		struct agg a[MMS_MAX_LIST];
-		const char *unit = "";
-		char label[64], b[32];
-
-		memset(a, 0, sizeof(a));
-		for (int i = 0; i < n; i++) {
-			int j;
-
-			if (r[i].threads != grp[g].threads || r[i].block != grp[g].block)
-				continue;
-			for (j = 0; j < no && orders[j] != column(&r[i]); j++)
-				;
-			if (j == no)
-				continue;
-			a[j].n++;
-			a[j].flt += r[i].minflt;
-			a[j].sec += r[i].seconds;
-			a[j].sec2 += r[i].seconds * r[i].seconds;
-			a[j].thr += r[i].throughput;
-			a[j].thr2 += r[i].throughput * r[i].throughput;
-			unit = r[i].unit;
-		}
-		snprintf(label, sizeof(label), "%d %s", grp[g].threads,
-			 grp[g].threads == 1 ? "thread" : "threads");
-		if (grp[g].block) {
-			mms_fmt_size(grp[g].block, b, sizeof(b));
-			snprintf(label + strlen(label), sizeof(label) - strlen(label), ", %s blocks", b);
-		}
-		printf("%s\n", label);
-		printf("  %-20s", "minor-faults");
-		for (int j = 0; j < no; j++) {
-			if (a[j].n)
-				snprintf(cell, sizeof(cell), "%.0f", a[j].flt / a[j].n);
-			else
-				snprintf(cell, sizeof(cell), "-");
-			printf("%*s", w, cell);
-		}
-		printf("\n  %-20s", "times in seconds");
-		for (int j = 0; j < no; j++) {
-			if (a[j].n)
-				agg_fmt(cell, sizeof(cell), a[j].sec, a[j].sec2, a[j].n, "%.6f", spread);
-			else
-				snprintf(cell, sizeof(cell), "-");
-			printf("%*s", w + (strstr(cell, "±") ? 1 : 0), cell);
-		}
-		printf("\n  %-20s", unit);
-		for (int j = 0; j < no; j++) {
-			if (a[j].n)
-				agg_fmt(cell, sizeof(cell), a[j].thr, a[j].thr2, a[j].n, "%.1f", spread);
-			else
-				snprintf(cell, sizeof(cell), "-");
-			printf("%*s", w + (strstr(cell, "±") ? 1 : 0), cell);
-		}
-		printf("\n");
-	}
+	for (int g = 0; g < ng; g++)
+		table_group(r, n, orders, no, grp[g].threads, grp[g].block, w, spread);
 	fflush(stdout);
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pfnscan (seed 003): walk every pfn's flags in /proc/kpageflags, which
+ * pfnscan: walk every pfn's flags in /proc/kpageflags, which
  * runs pfn_valid()/pfn_to_page() once per pfn in the kernel.  Threads
  * split the pfn range; pages/s.  Needs root.
  */
@@ -166,6 +166,6 @@ static void pfn_teardown(struct mms_ctx *c)
 }
 
 const struct mms_workload mms_wl_pfnscan = {
-	"pfnscan", "walk /proc/kpageflags (pfn_valid per pfn), pages/s (seed 003)",
+	"pfnscan", "walk /proc/kpageflags (pfn_valid strategies: one per pfn), pages/s",
 	pfn_setup, pfn_run, pfn_teardown, 0, "of pfns",
 };
