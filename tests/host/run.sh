@@ -119,6 +119,16 @@ for i in range(100000): print("%d %d %d %d" % (i, i + 1, i, i))' >"$W/many-lat"
 	run "$UNIT" json "$(printf 'q"b\\s\ttab\001ctl\177del\303\251 end')"
 	JSON_LINES=0 t_json "json escape round trip" \
 		'd[0] == d[1] == "q\"b\\s\ttab\x01ctl\x7fdel\xc3\xa9 end"'
+	# the JSON writer (lib/jsonw.h): a nested document, compact and pretty
+	local jw_check='d[s] == s and d["list"][:2] == [18446744073709551615, -3] and d["list"][2] == {"t": True, "n": None, "empty": []} and d["list"][3:] == [None, 1.5, 0.41] and d["o"] == {} and list(d) == [s, "list", "o"]'
+	run "$UNIT" jsonw "$(printf 'q"b\\s\ttab\001ctl\nnl\177del\303\251 end')"
+	JSON_LINES=1 t_json "jsonw compact: one line, escaped, nested" \
+		"len(d) == 1 and (lambda s, d: $jw_check)(\"q\\\"b\\\\s\\ttab\\x01ctl\\nnl\\x7fdel\\xc3\\xa9 end\", d[0])"
+	run "$UNIT" jsonw "$(printf 'q"b\\s\ttab\001ctl\nnl\177del\303\251 end')" pretty
+	t_json "jsonw pretty: the same document" \
+		"(lambda s: $jw_check)(\"q\\\"b\\\\s\\ttab\\x01ctl\\nnl\\x7fdel\\xc3\\xa9 end\")"
+	[ "$(wc -l <"$W/out")" -gt 10 ] && grep -qE '^ +"t": true,$' "$W/out" && ok "jsonw pretty: a member a line, indented" ||
+		fail "jsonw pretty: $(head -c 120 "$W/out" | tr '\n' ' ')"
 }
 
 suite_usage() {
