@@ -119,6 +119,16 @@ for i in range(100000): print("%d %d %d %d" % (i, i + 1, i, i))' >"$W/many-lat"
 	run "$UNIT" json "$(printf 'q"b\\s\ttab\001ctl\177del\303\251 end')"
 	JSON_LINES=0 t_json "json escape round trip" \
 		'd[0] == d[1] == "q\"b\\s\ttab\x01ctl\x7fdel\xc3\xa9 end"'
+	# the JSON writer (lib/jsonw.h): a nested document, compact and pretty
+	local jw_check='d[s] == s and d["list"][:2] == [18446744073709551615, -3] and d["list"][2] == {"t": True, "n": None, "empty": []} and d["list"][3:] == [None, 1.5, 0.41] and d["o"] == {} and list(d) == [s, "list", "o"]'
+	run "$UNIT" jsonw "$(printf 'q"b\\s\ttab\001ctl\nnl\177del\303\251 end')"
+	JSON_LINES=1 t_json "jsonw compact: one line, escaped, nested" \
+		"len(d) == 1 and (lambda s, d: $jw_check)(\"q\\\"b\\\\s\\ttab\\x01ctl\\nnl\\x7fdel\\xc3\\xa9 end\", d[0])"
+	run "$UNIT" jsonw "$(printf 'q"b\\s\ttab\001ctl\nnl\177del\303\251 end')" pretty
+	t_json "jsonw pretty: the same document" \
+		"(lambda s: $jw_check)(\"q\\\"b\\\\s\\ttab\\x01ctl\\nnl\\x7fdel\\xc3\\xa9 end\")"
+	[ "$(wc -l <"$W/out")" -gt 10 ] && grep -qE '^ +"t": true,$' "$W/out" && ok "jsonw pretty: a member a line, indented" ||
+		fail "jsonw pretty: $(head -c 120 "$W/out" | tr '\n' ' ')"
 }
 
 suite_usage() {
@@ -262,7 +272,12 @@ suite_module() {
 	t_json "pfn_valid --json: the bench table" 'd["pattern"] == "seq" and d["count"] == 4096 and d["overhead_ns"] == 0.41 and d["pfn_range"] == "0x0-0x88000" and [r["impl"] for r in d["results"]] == ["stock", "section", "vmemmap"] and d["results"][0]["median_ns"] == 2.31 and d["results"][0]["first_disagree"] is None and d["results"][2]["first_disagree"] == "0x87fff" and d["results"][2]["disagree"] == 1'
 	echo "pattern: none" >"$T/pfn_valid/bench"
 	run "$CTL" pfn_valid --json
-	t_json "pfn_valid --json before any bench" 'd == {"pattern": "none"}'
+	t_json "pfn_valid --json before any bench" 'd["pattern"] == "none" and "results" not in d'
+	# what the text form shows: info's pfn_valid lines and the mode too
+	t_json "pfn_valid --json: info's pfn_valid lines" 'd["info"] == {k: v for k, v in (l.split(": ", 1) for l in open("'"$T"'/info").read().splitlines()) if k.startswith("pfn_valid")} and len(d["info"]) == 5'
+	t_json "pfn_valid --json: the mode" 'd["mode"] == open("'"$T"'/pfn_valid/mode").read().strip() == "off"'
+	run "$CTL" pfn_valid bench 4096 --json
+	t_json "pfn_valid bench --json: the bench alone" '"info" not in d and "mode" not in d and "results" in d'
 	rm -r "$T/pfn_valid"
 	t_rc "pfn_valid: module without it" 1 "$CTL" pfn_valid
 
@@ -280,6 +295,7 @@ and d["fault_around_order"] == 4 and d["fault_around_bytes"] == 65536
 and d["max_order"] == 9 and d["default_order"] == 4 and d["stats_enable"] is False
 and d["arch"] == "x86_64" and d["page_size"] == 4096 and d["debugfs"] == "$W/tree/debugfs"
 and d["info"] == dict(l.split(": ", 1) for l in open("$FIX/tree/debugfs/mmtune/info").read().splitlines())
+and d["missing"] == []
 EOF
 )"
 	echo 1 >"$T/stats_enable"
@@ -449,7 +465,17 @@ suite_kernel() {
 	export MMTUNE_DEBUGFS=
 	t_rc "no debugfs, no module: get" 1 "$CTL" get fault_around_order
 	t_grep "no debugfs, no module: says mount" err "mount -t debugfs"
-	t_rc "no debugfs, no module: status" 1 "$CTL" status
+	# status shows what it can read and says what is missing (on stderr;
+	# in JSON, "missing" too), text and JSON alike
+	t_rc "no debugfs, no module: status" 0 "$CTL" status
+	t_grep "no debugfs, no module: status: order unavailable" out '^fault_around_order: +unavailable$'
+	t_grep "no debugfs, no module: status: debugfs not mounted" out '^debugfs: +not mounted$'
+	t_grep "no debugfs, no module: status: max_order" out "^max_order: +$KMAX\$"
+	t_grep "no debugfs, no module: status: says why on stderr" err "not loaded and debugfs is not mounted"
+	run "$CTL" status --json
+	[ "$RC" = 0 ] && ok "no debugfs, no module: status --json exit 0" || fail "no debugfs, no module: status --json: exit $RC"
+	t_json "no debugfs, no module: status --json, the document" "d['module_loaded'] is False and d['debugfs'] is None and d['fault_around_order'] is None and d['fault_around_bytes'] is None and d['via'] is None and d['info'] is None and d['page_size'] == $PAGE and d['max_order'] == $KMAX and d['default_order'] == $KDEF and d['missing'] == ['module', 'debugfs', 'fault_around_order']"
+	t_grep "no debugfs, no module: status --json says why on stderr" err "not loaded and debugfs is not mounted"
 	export MMTUNE_DEBUGFS=$W/nonexistent
 	t_rc "debugfs path missing: get" 1 "$CTL" get fault_around_order
 	fresh

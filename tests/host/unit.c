@@ -7,6 +7,8 @@
  *                               prints "n=N" then one "key=value" per pair
  *                               (latency: key=value, then "[low,high) fa nofa"), or "EINVAL"
  *   unit json STRING            prints STRING as a JSON literal (both APIs)
+ *   unit jsonw STRING [pretty]  a nested document of lib/jsonw.h holding
+ *                               STRING as a name and as values
  */
 #include <errno.h>
 #include <stdio.h>
@@ -14,6 +16,7 @@
 #include <string.h>
 
 #include "mmtune.h"
+#include "jsonw.h"
 
 static int failed;
 
@@ -98,6 +101,55 @@ static int do_parse(const char *kind, const char *path, int max)
 	return 0;
 }
 
+/* A document of every kind of value, nested: objects in arrays in objects. */
+static void jsonw_doc(FILE *f, const char *str, int pretty)
+{
+	struct jsonw jw;
+
+	jsonw_init(&jw, f);
+	jsonw_pretty(&jw, pretty);
+	jsonw_start_object(&jw);
+	jsonw_string_field(&jw, str, str);
+	jsonw_name(&jw, "list");
+	jsonw_start_array(&jw);
+	jsonw_uint(&jw, 18446744073709551615ULL);
+	jsonw_int(&jw, -3);
+	jsonw_start_object(&jw);
+	jsonw_bool_field(&jw, "t", 1);
+	jsonw_null_field(&jw, "n");
+	jsonw_name(&jw, "empty");
+	jsonw_start_array(&jw);
+	jsonw_end_array(&jw);
+	jsonw_end_object(&jw);
+	jsonw_string(&jw, NULL);
+	jsonw_float_fmt(&jw, "%.2f", 1.5);
+	jsonw_number_raw(&jw, "0.41");
+	jsonw_end_array(&jw);
+	jsonw_name(&jw, "o");
+	jsonw_start_object(&jw);
+	jsonw_end_object(&jw);
+	jsonw_end_object(&jw);
+}
+
+static void jsonw_selftest(void)
+{
+	static const char want[] =
+		"{\"q\\\"\\\\\\n\\u0001\":\"q\\\"\\\\\\n\\u0001\",\"list\":"
+		"[18446744073709551615,-3,{\"t\":true,\"n\":null,\"empty\":[]},null,1.50,0.41],"
+		"\"o\":{}}\n";
+	char buf[512];
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+
+	if (!f) {
+		check("jsonw compact", 0, "fmemopen");
+		return;
+	}
+	jsonw_doc(f, "q\"\\\n\x01", 0);
+	fputc('\0', f);
+	fclose(f);
+	check("jsonw compact: commas, nesting, escaping", !strcmp(buf, want), buf);
+}
+
 static void selftest(void)
 {
 	struct { const char *s; long min, max; int ok; long want; } L[] = {
@@ -139,6 +191,7 @@ static void selftest(void)
 	check("json_escape truncates", n == 8 && !strcmp(buf, "\"ab"), buf);
 	n = mmt_json_escape(NULL, 0, "ab");
 	check("json_escape sizing", n == 4, "wrong size");
+	jsonw_selftest();
 
 	check("parse_info empty", mmt_parse_info("", 0, kv, 4) == 0, "not 0");
 	check("parse_info NULL", mmt_parse_info(NULL, 0, kv, 4) == 0, "not 0");
@@ -204,6 +257,10 @@ int main(int argc, char **argv)
 		free(b);
 		return 0;
 	}
-	fprintf(stderr, "usage: unit selftest | parse KIND FILE [MAX] | json STRING\n");
+	if (argc >= 3 && !strcmp(argv[1], "jsonw")) {
+		jsonw_doc(stdout, argv[2], argc > 3 && !strcmp(argv[3], "pretty"));
+		return 0;
+	}
+	fprintf(stderr, "usage: unit selftest | parse KIND FILE [MAX] | json STRING | jsonw STRING [pretty]\n");
 	return 2;
 }

@@ -26,8 +26,8 @@ CTL=${MMT_MMTUNECTL:-$MMT_TOP/userspace/mmtunectl}
 if [ ! -f "$CTL" ] || [ ! -x "$CTL" ]; then
 	echo "# no mmtunectl at $CTL: building one in $WORK"
 	CTL=$WORK/mmtunectl
-	if ! cc -O2 -std=gnu11 -I"$MMT_TOP/userspace/lib" -o "$CTL" \
-		"$MMT_TOP/userspace/mmtunectl.c" "$MMT_TOP"/userspace/lib/*.c 2> "$WORK/cc.log"; then
+	if ! cc -O2 -std=gnu11 -I"$MMT_TOP/userspace/lib" -I"$MMT_TOP/userspace/ctl" -I"$MMT_TOP/module" \
+		-o "$CTL" "$MMT_TOP"/userspace/ctl/*.c "$MMT_TOP"/userspace/lib/*.c 2> "$WORK/cc.log"; then
 		fail "build mmtunectl: $(tail -n 1 "$WORK/cc.log")"
 		exit 1
 	fi

@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mmtunectl's private header: the verb table, the helpers every verb
+ * uses, the output emitter (out.c) and what the verb groups share
+ * (policy rules: policy.c; a command run under a cgroup= rule: run.c).
+ *
+ * Exit codes: 0 done; 1 could not (module not loaded, not root, debugfs
+ * not mounted); 2 bad usage or a value out of range.  Every error is one
+ * line on stderr that names what to do.
+ */
+#ifndef MMTUNECTL_H
+#define MMTUNECTL_H
+
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/resource.h>
+
+#include "mmtune.h"
+#include "jsonw.h"
+#include "cgrun.h"
+
+#ifndef MMT_VERSION
+#define MMT_VERSION "0.0.0"
+#endif
+
+#define PROG	"mmtunectl"
+#define BUFSZ	65536
+#define MAXKV	256
+
+/*
+ * A verb: do_NAME(argc, argv) with argv[0] the verb.  optstring and opts
+ * are the verb's getopt_long options (with "help"/'h'): main.c answers
+ * -h/--help from them before the verb runs, the verb never sees it.
+ */
+struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *optstring;
+	const struct option *opts;
+	const char *usage;
+	const char *help;
+};
+
+int do_status(int argc, char **argv);
+int do_get(int argc, char **argv);
+int do_set(int argc, char **argv);
+int do_stats(int argc, char **argv);
+int do_pfn_valid(int argc, char **argv);
+int do_policy(int argc, char **argv);
+int do_tune(int argc, char **argv);
+int do_save(int argc, char **argv);
+int do_run(int argc, char **argv);
+
+extern const char status_optstring[], stats_optstring[], pfn_valid_optstring[];
+extern const char policy_optstring[], tune_optstring[], save_optstring[], run_optstring[];
+extern const char plain_optstring[];
+extern const struct option status_opts[], stats_opts[], pfn_valid_opts[], policy_opts[];
+extern const struct option tune_opts[], save_opts[], run_opts[], plain_opts[];
+
+/* main.c: errors */
+int usage_err(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int bad_opt(const char *verb, int c, char **argv);
+int lib_fail(int err);
+void note_kernel_knob(void);
+/* stats_enable: 1, 0, or -1 if it cannot be read. */
+int stats_enabled(void);
+/* Read and parse the stats file: pairs, or -(exit code) after saying why. */
+int read_stats(char *buf, struct mmt_kv *kv, int max);
+/* A parameter's value, trailing blanks dropped, into v ("" if unknown). */
+void param_value(const char *knob, char *v, size_t n);
+
+/*
+ * out.c: one output path for text and JSON.  A verb renders once through
+ * these calls; the text backend prints the lines (label, value) a verb
+ * has always printed, the JSON backend the members (key, value).  A NULL
+ * key: text only; a NULL label: JSON only.
+ */
+struct out {
+	struct jsonw jw;
+	int json;
+	int width;		/* text: the label column */
+};
+
+void out_init(struct out *o, int json, int width);
+static inline int out_json(const struct out *o)
+{
+	return o->json;
+}
+void out_text(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void out_obj(struct out *o, const char *key);
+void out_obj_end(struct out *o);
+void out_arr(struct out *o, const char *key);
+void out_arr_end(struct out *o);
+/* JSON: key: val (NULL: null); text: "label text" unless text is NULL. */
+void out_str(struct out *o, const char *key, const char *label, const char *val, const char *text);
+/* JSON: key: v (ok 0: null); text: "label v" when ok. */
+void out_int(struct out *o, const char *key, const char *label, long long v, int ok);
+void out_uint(struct out *o, const char *key, const char *label, unsigned long long v, int ok);
+/* JSON only: v < 0 null, else true or false. */
+void out_bool(struct out *o, const char *key, int v);
+/* JSON only: a number stays a number, "unavailable" is null, else a string. */
+void out_value(struct out *o, const char *key, const char *v);
+/* JSON only: an array's string element. */
+void out_item(struct out *o, const char *s);
+
+/* knob.c: value checks set and pfn_valid share */
+#define PFV_COUNT_MAX	(1 << 24)
+int bench_arg_ok(const char *v);
+int word_ok(const char *v);
+
+/* policy.c: the module's policy file (module/policy.c) and rules */
+#define PRULES_MAX	64
+#define MATCH_LEN	300
+#define LOAD_MAX	65536	/* policy load: larger files are refused, not cut */
+
+struct prule {
+	char match[MATCH_LEN];	/* comm=NAME, pid=TGID or cgroup=PATH */
+	char order[16];		/* as written: N or default */
+	unsigned long long hits, pages;
+	int has_hits, has_pages, exited;
+};
+
+struct pstate {
+	int nr, max_rules, kernel_order, default_order;
+	struct prule def;	/* faults no rule matched: hits, pages */
+	struct prule r[PRULES_MAX];
+};
+
+int read_policy(struct pstate *ps);
+int check_match(const char *verb, const char *m, char *out, size_t len);
+int write_rules(const struct prule *r, int n);
+
+/* run.c: COMMAND in a cgroup of its own under a cgroup= rule (tune, run) */
+struct tune_ctx {
+	char **cmd;
+	int errfd;		/* the command's stderr, kept for a failure */
+	int devnull;
+	int verbose;
+	struct mmt_cg cg;	/* the command and all it starts run in it */
+	char dropped[1024];	/* users' rules the module would not take back */
+};
+
+extern volatile sig_atomic_t tune_sig;
+void tune_signals(struct sigaction *old);	/* old[3]: INT, TERM, HUP */
+void tune_signals_restore(const struct sigaction *old);
+double mono_now(void);
+int wait_child(pid_t pid, int *status, struct rusage *ru);
+int tune_rule(struct tune_ctx *t, int order);
+int tune_cleanup(struct tune_ctx *t);
+void print_cmd(FILE *f, char **cmd);
+
+#endif

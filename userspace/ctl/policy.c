@@ -1,0 +1,555 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmtunectl policy: per-process fault-around orders
+ * (<debugfs>/mmtune/policy), and the rule helpers tune, run and save use.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ctl.h"
+
+const char policy_optstring[] = ":jh";	/* options anywhere: rule words never start with '-' */
+const struct option policy_opts[] = {
+	{ "json", no_argument, NULL, 'j' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/*
+ * The module's policy file (module/policy.c): "# rules N/MAX",
+ * "# kernel order=K", "# default order=D[ hits=H pages=P]", then a line
+ * per rule: "MATCH order=N #[ exited] hits=H pages=P" ("pages=-" while
+ * the module does not count pages: stats off).  Everything after '#' is ignored when
+ * the text is written back.
+ */
+
+/* "hits=H pages=P" (either may be missing or "-") into r. */
+static void parse_ctrs(char *s, struct prule *r)
+{
+	char *tok, *save = NULL;
+
+	for (tok = strtok_r(s, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+		if (!strncmp(tok, "hits=", 5) && !mmt_parse_u64(tok + 5, &r->hits))
+			r->has_hits = 1;
+		else if (!strncmp(tok, "pages=", 6) && !mmt_parse_u64(tok + 6, &r->pages))
+			r->has_pages = 1;
+		else if (!strcmp(tok, "exited"))
+			r->exited = 1;
+	}
+}
+
+/* 0, or -1 if the text is not the module's policy file. */
+static int parse_policy(char *text, struct pstate *ps)
+{
+	char *line, *save = NULL;
+	int seen_rules = 0;
+
+	memset(ps, 0, sizeof(*ps));
+	ps->kernel_order = ps->default_order = -1;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *hash, *tok, *s2 = NULL;
+		struct prule *r;
+		long v;
+
+		if (sscanf(line, "# rules %d/%d", &ps->nr, &ps->max_rules) == 2) {
+			seen_rules = 1;
+			ps->nr = 0;
+			continue;
+		}
+		if (!strncmp(line, "# kernel order=", 15)) {
+			if (!mmt_parse_long(line + 15, 0, 63, &v))
+				ps->kernel_order = (int)v;
+			continue;
+		}
+		if (!strncmp(line, "# default order=", 16)) {
+			char *sp = strchr(line + 16, ' ');
+
+			if (sp)
+				*sp++ = '\0';
+			if (!mmt_parse_long(line + 16, 0, 63, &v))
+				ps->default_order = (int)v;
+			if (sp)
+				parse_ctrs(sp, &ps->def);
+			continue;
+		}
+		if (line[0] == '#' || !*line)
+			continue;
+		if (ps->nr >= PRULES_MAX)
+			return -1;
+		r = &ps->r[ps->nr];
+		memset(r, 0, sizeof(*r));
+		hash = strchr(line, '#');
+		if (hash)
+			*hash++ = '\0';
+		for (tok = strtok_r(line, " \t", &s2); tok; tok = strtok_r(NULL, " \t", &s2)) {
+			if (!strncmp(tok, "order=", 6))
+				snprintf(r->order, sizeof(r->order), "%s", tok + 6);
+			else
+				snprintf(r->match, sizeof(r->match), "%s", tok);
+		}
+		if (!r->match[0] || !r->order[0])
+			return -1;
+		if (hash)
+			parse_ctrs(hash, r);
+		ps->nr++;
+	}
+	return seen_rules ? 0 : -1;
+}
+
+/* Read and parse the policy file; -(exit code) after saying why. */
+int read_policy(struct pstate *ps)
+{
+	char *buf = malloc(BUFSZ);
+	long r;
+
+	if (!buf)
+		return -lib_fail(MMT_EIO);
+	r = mmt_knob_read_n("policy", buf, BUFSZ);
+	if (r < 0) {
+		free(buf);
+		if (r == MMT_ENOKNOB || (r == MMT_EIO && errno == ENOENT)) {
+			fprintf(stderr, PROG ": this mmtune module has no policy (see 'mmtunectl status': policy)\n");
+			return -MMT_EXIT_FAIL;
+		}
+		return -lib_fail((int)r);
+	}
+	if (parse_policy(buf, ps)) {
+		free(buf);
+		fprintf(stderr, PROG ": unexpected content in the module's policy file\n");
+		return -MMT_EXIT_FAIL;
+	}
+	free(buf);
+	return 0;
+}
+
+/*
+ * Check one matcher ("comm=...", "pid=...", "cgroup=...") and write its
+ * canonical form into out (a cgroup given under the cgroup2 mount point
+ * becomes its cgroup path).  0, or an exit code after saying why.
+ */
+int check_match(const char *verb, const char *m, char *out, size_t len)
+{
+	const char *v = strchr(m, '=') + 1;
+	size_t n = strlen(v), i;
+
+	if (!strncmp(m, "comm=", 5)) {
+		if (!n || n > 15)
+			return usage_err(verb, "comm '%.40s': want 1 to 15 bytes (the kernel's comm length)", v);
+		for (i = 0; i < n; i++)
+			if ((unsigned char)v[i] <= ' ' || v[i] == 0x7f || v[i] == '#')
+				return usage_err(verb, "comm '%.40s': no blanks, control characters or '#'", v);
+		snprintf(out, len, "comm=%s", v);
+		return 0;
+	}
+	if (!strncmp(m, "pid=", 4)) {
+		char p[64];
+		long pid;
+
+		if (!n || strspn(v, "0123456789") != n || mmt_parse_long(v, 1, 4194304, &pid))
+			return usage_err(verb, "pid '%.40s': want a process id", v);
+		snprintf(p, sizeof(p), "/proc/%ld/status", pid);
+		if (access(p, F_OK))
+			return usage_err(verb, "pid %ld: no such process", pid);
+		snprintf(out, len, "pid=%ld", pid);
+		return 0;
+	}
+	if (!strncmp(m, "cgroup=", 7)) {
+		const char *root = mmt_cgroup2_root(), *path = v;
+		char dir[PATH_MAX + MATCH_LEN];
+		size_t rl = root ? strlen(root) : 0;
+
+		if (root && rl > 1 && !strncmp(v, root, rl) && (v[rl] == '/' || !v[rl]))
+			path = v[rl] ? v + rl : "/";
+		if (path[0] != '/' || strlen(path) >= 256 || strpbrk(path, " \t#"))
+			return usage_err(verb, "cgroup '%.60s': want a cgroup v2 path like /system.slice/foo.service", v);
+		if (root) {
+			struct stat st;
+
+			snprintf(dir, sizeof(dir), "%s%s", root, path);
+			if (stat(dir, &st) || !S_ISDIR(st.st_mode))
+				return usage_err(verb, "cgroup %.60s: no such cgroup (%.80s)", path, dir);
+		}
+		snprintf(out, len, "cgroup=%s", path);
+		return 0;
+	}
+	return usage_err(verb, "'%.40s': want comm=NAME, pid=TGID or cgroup=PATH", m);
+}
+
+/*
+ * Rules from the command line: words (split at blanks, so one quoted
+ * argument per rule works as well as separate words); a comm=, pid= or
+ * cgroup= word starts a rule, order=N belongs to the rule before it.
+ * Returns the number of rules, or -(exit code).
+ */
+static int rules_from_args(const char *verb, int argc, char **argv, struct prule *out, int max)
+{
+	static int maxo = -1;	/* policy load asks once a line: info once */
+	int n = 0, i, rc = 0;
+
+	if (maxo < 0 && mmt_max_order(&maxo))
+		maxo = 63;
+	for (i = 0; i < argc && !rc; i++) {
+		char *copy = strdup(argv[i]), *tok, *save = NULL;
+
+		if (!copy)
+			return -lib_fail(MMT_EIO);
+		for (tok = strtok_r(copy, " \t\n", &save); tok && !rc; tok = strtok_r(NULL, " \t\n", &save)) {
+			if (!strncmp(tok, "order=", 6)) {
+				const char *o = tok + 6;
+				long v;
+
+				if (!n || out[n - 1].order[0])
+					rc = usage_err(verb, "'%.40s' without a comm=, pid= or cgroup= before it", tok);
+				else if (strcmp(o, "default") && mmt_parse_long(o, 0, maxo, &v))
+					rc = usage_err(verb, "order '%.40s': want 0..%d or 'default'", o, maxo);
+				else
+					snprintf(out[n - 1].order, sizeof(out[n - 1].order), "%s", o);
+			} else if (!strchr(tok, '=')) {
+				rc = usage_err(verb, "'%.40s' is not KEY=VALUE", tok);
+			} else if (n && !out[n - 1].order[0]) {
+				rc = usage_err(verb, "rule '%.60s' has no order=N", out[n - 1].match);
+			} else if (n == max) {
+				rc = usage_err(verb, "more than %d rules", max);
+			} else {
+				memset(&out[n], 0, sizeof(out[n]));
+				rc = check_match(verb, tok, out[n].match, sizeof(out[n].match));
+				n++;
+			}
+		}
+		free(copy);
+	}
+	if (rc)
+		return -rc;
+	if (n && !out[n - 1].order[0])
+		return -usage_err(verb, "rule '%.60s' has no order=N", out[n - 1].match);
+	return n;
+}
+
+/* Rules as the module reads them, one per line. */
+static char *rules_text(const struct prule *r, int n)
+{
+	size_t len = 16, off = 0;
+	char *t;
+	int i;
+
+	for (i = 0; i < n; i++)
+		len += strlen(r[i].match) + strlen(r[i].order) + 16;
+	t = malloc(len);
+	if (!t)
+		return NULL;
+	t[0] = '\0';
+	for (i = 0; i < n; i++)
+		off += (size_t)snprintf(t + off, len - off, "%s order=%s\n", r[i].match, r[i].order);
+	if (!n)
+		snprintf(t, len, "clear\n");
+	return t;
+}
+
+/* Replace the module's rules with r[0..n) ("clear" when n == 0). */
+int write_rules(const struct prule *r, int n)
+{
+	char *t = rules_text(r, n);
+	int err;
+
+	if (!t)
+		return lib_fail(MMT_EIO);
+	err = mmt_knob_write("policy", t);
+	free(t);
+	if (!err)
+		return 0;
+	switch (errno) {
+	case EINVAL:
+		fprintf(stderr, PROG ": the module rejected the rules (the kernel log says why)\n");
+		return MMT_EXIT_USAGE;
+	case ESRCH:
+		fprintf(stderr, PROG ": a pid= rule names a process that is gone\n");
+		return MMT_EXIT_USAGE;
+	case ENOENT:
+	case ENOTDIR:
+		if (mmt_module_loaded()) {
+			fprintf(stderr, PROG ": a cgroup= rule names a cgroup that does not exist\n");
+			return MMT_EXIT_USAGE;
+		}
+		break;
+	case EOPNOTSUPP:
+		fprintf(stderr, PROG ": the module cannot change fault-around windows on this kernel (see the kernel log)\n");
+		return MMT_EXIT_FAIL;
+	}
+	return lib_fail(err);
+}
+
+/* The current rules minus exited pid rules (they cannot be written back). */
+static int live_rules(const struct pstate *ps, struct prule *out)
+{
+	int i, n = 0;
+
+	for (i = 0; i < ps->nr; i++) {
+		if (ps->r[i].exited) {
+			fprintf(stderr, PROG ": note: dropping %s: its process has exited\n", ps->r[i].match);
+			continue;
+		}
+		out[n++] = ps->r[i];
+	}
+	return n;
+}
+
+/*
+ * The rules of a policy file ("-": stdin) as policy show or the module's
+ * file print them: a rule per line, text after '#' and blank lines
+ * ignored, "clear" alone for none.  Refused with a clear error, before
+ * anything is written: a file over LOAD_MAX bytes or holding a NUL byte
+ * (a prefix of it would pass for the whole), a bad rule, a line with more
+ * or less than one rule.  Returns the number of rules or -(exit code).
+ */
+static int load_rules(const char *path, struct prule *out)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "re") : stdin;
+	char *text = malloc(LOAD_MAX + 1), *line, *save = NULL;
+	size_t got = 0, k;
+	int n = 0, clear = 0, lineno = 0, rc = 0;
+
+	if (!f || !text) {
+		fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
+		free(text);
+		return -MMT_EXIT_FAIL;
+	}
+	while (got <= LOAD_MAX && (k = fread(text + got, 1, LOAD_MAX + 1 - got, f)) > 0)
+		got += k;
+	if (ferror(f))
+		rc = -(fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno)), MMT_EXIT_FAIL);
+	else if (got > LOAD_MAX)
+		rc = -usage_err("policy", "load: %.200s is larger than %d bytes: refused", path, LOAD_MAX);
+	else if (memchr(text, '\0', got))
+		rc = -usage_err("policy", "load: %.200s holds a NUL byte: not a policy file", path);
+	if (f != stdin)
+		fclose(f);
+	text[got < LOAD_MAX ? got : LOAD_MAX] = '\0';
+	for (line = strtok_r(text, "\n", &save); line && !rc; line = strtok_r(NULL, "\n", &save)) {
+		char *hash = strchr(line, '#'), *w = line;
+		int m;
+
+		lineno++;
+		if (hash)
+			*hash = '\0';
+		w += strspn(w, " \t\r");
+		if (!*w || strspn(w, " \t\r") == strlen(w))
+			continue;
+		if (!strncmp(w, "clear", 5) && strspn(w + 5, " \t\r") == strlen(w + 5)) {
+			clear = 1;
+			continue;
+		}
+		if (n == PRULES_MAX) {
+			rc = -usage_err("policy", "load: %.200s: more than %d rules", path, PRULES_MAX);
+			break;
+		}
+		m = rules_from_args("policy", 1, &w, out + n, PRULES_MAX - n);
+		if (m != 1) {
+			fprintf(stderr, PROG ": policy load: %.200s line %d: want one rule, MATCH order=N\n",
+				path, lineno);
+			rc = m < 0 ? m : -MMT_EXIT_USAGE;
+			break;
+		}
+		n++;
+	}
+	free(text);
+	if (!rc && clear && n)
+		rc = -usage_err("policy", "load: %.200s: 'clear' must be alone", path);
+	return rc ? rc : n;
+}
+
+
+/* Counters as policy show prints them: the number, or "-" if not counted. */
+static const char *ctr_text(char *buf, size_t len, int has, unsigned long long v)
+{
+	if (!has)
+		return "-";
+	snprintf(buf, len, "%llu", v);
+	return buf;
+}
+
+static void show_ctrs(struct out *o, const struct prule *r)
+{
+	out_uint(o, "hits", NULL, r->hits, r->has_hits);
+	out_uint(o, "pages", NULL, r->pages, r->has_pages);
+}
+
+/* A rule: "MATCH order=N # hits pages[ exited]", or a JSON object. */
+static void show_rule(struct out *o, const struct prule *r, int w)
+{
+	const char *eq = strchr(r->match, '=');
+	char kind[16], o_eq[32], h[32], p[32];
+	long v;
+
+	snprintf(kind, sizeof(kind), "%.*s", (int)(eq - r->match), r->match);
+	snprintf(o_eq, sizeof(o_eq), "order=%s", r->order);
+	out_text(o, "%-*s %-13s # %10s %12s%s\n", w, r->match, o_eq,
+		 ctr_text(h, sizeof(h), r->has_hits, r->hits),
+		 ctr_text(p, sizeof(p), r->has_pages, r->pages), r->exited ? " exited" : "");
+	out_obj(o, NULL);
+	out_str(o, "match", NULL, kind, NULL);
+	out_str(o, "value", NULL, eq + 1, NULL);
+	if (!strcmp(r->order, "default") || mmt_parse_long(r->order, 0, 63, &v))
+		out_str(o, "order", NULL, r->order, NULL);
+	else
+		out_int(o, "order", NULL, v, 1);
+	show_ctrs(o, r);
+	out_bool(o, "exited", r->exited);
+	out_obj_end(o);
+}
+
+/*
+ * Policy text: comments and "MATCH order=N # counters" lines, so that
+ * what show prints, policy load takes back unchanged; or one JSON object.
+ */
+static void policy_show(const struct pstate *ps, int json)
+{
+	char h[32], p[32];
+	struct out o;
+	int i, w = 4;
+
+	for (i = 0; i < ps->nr; i++)
+		if ((int)strlen(ps->r[i].match) > w)
+			w = (int)strlen(ps->r[i].match);
+	out_init(&o, json, 0);
+	out_text(&o, "# rules %d of %d, first match wins; default order %d, kernel order %d\n",
+		 ps->nr, ps->max_rules, ps->default_order, ps->kernel_order);
+	out_text(&o, "# %-*s %-13s %12s %12s\n", w - 2 > 0 ? w - 2 : 0, "rule", "order", "hits", "pages");
+	out_obj(&o, NULL);
+	out_int(&o, "max_rules", NULL, ps->max_rules, 1);
+	out_int(&o, "kernel_order", NULL, ps->kernel_order, 1);
+	out_obj(&o, "default");
+	out_int(&o, "order", NULL, ps->default_order, 1);
+	show_ctrs(&o, &ps->def);
+	out_obj_end(&o);
+	out_arr(&o, "rules");
+	for (i = 0; i < ps->nr; i++)
+		show_rule(&o, &ps->r[i], w);
+	out_arr_end(&o);
+	out_obj_end(&o);
+	if (ps->nr)
+		out_text(&o, "# %-*s order=%-7d %12s %12s\n", w - 2 > 0 ? w - 2 : 0, "(no rule)",
+			 ps->default_order, ctr_text(h, sizeof(h), ps->def.has_hits, ps->def.hits),
+			 ctr_text(p, sizeof(p), ps->def.has_pages, ps->def.pages));
+}
+
+/* policy add: the new rules after those there (first match wins). */
+static int policy_add(const struct pstate *ps, struct prule *nr, int n)
+{
+	struct prule *all = nr + PRULES_MAX;
+	int m = live_rules(ps, all), i;
+
+	if (m + n > ps->max_rules)
+		return usage_err("policy", "add: %d rules would exceed the module's %d", m + n, ps->max_rules);
+	for (i = 0; i < n; i++)
+		all[m + i] = nr[i];
+	return write_rules(all, m + n);
+}
+
+static int named(const char *match, int argc, char **argv)
+{
+	int j;
+
+	for (j = 0; j < argc; j++)
+		if (!strcmp(match, argv[j]))
+			return 1;
+	return 0;
+}
+
+/* policy del MATCH...: every MATCH must name a rule there. */
+static int policy_del(const struct pstate *ps, struct prule *keep, int argc, char **argv)
+{
+	int m = 0, i, j, found;
+
+	for (j = 0; j < argc; j++) {
+		for (found = 0, i = 0; i < ps->nr; i++)
+			found |= !strcmp(ps->r[i].match, argv[j]);
+		if (!found)
+			return usage_err("policy", "del: no rule %.60s (see 'mmtunectl policy')", argv[j]);
+	}
+	for (i = 0; i < ps->nr; i++)
+		if (!named(ps->r[i].match, argc, argv) && !ps->r[i].exited)
+			keep[m++] = ps->r[i];
+	return write_rules(keep, m);
+}
+
+/* The subcommand's arguments checked; 0 or an exit code after saying why. */
+static int policy_args(const char *sub, int nargs, int json)
+{
+	if (strcmp(sub, "show") && strcmp(sub, "set") && strcmp(sub, "add") &&
+	    strcmp(sub, "del") && strcmp(sub, "clear") && strcmp(sub, "load"))
+		return usage_err("policy", "unknown subcommand '%.40s'", sub);
+	if (json && strcmp(sub, "show"))
+		return usage_err("policy", "--json is for show");
+	if ((!strcmp(sub, "show") || !strcmp(sub, "clear")) && nargs > 1)
+		return usage_err("policy", "%s: too many arguments", sub);
+	if ((!strcmp(sub, "add") || !strcmp(sub, "del")) && nargs < 2)
+		return usage_err("policy", "%s: missing RULE", sub);
+	if (!strcmp(sub, "load") && nargs != 2)
+		return usage_err("policy", nargs < 2 ? "load: missing FILE" : "load: too many arguments");
+	return 0;
+}
+
+/* What the subcommand does once the rules are read (ps) and checked (nr). */
+static int policy_apply(const char *sub, struct pstate *ps, struct prule *nr, int n,
+			int json, int nargs, char **args)
+{
+	if (!strcmp(sub, "show")) {
+		policy_show(ps, json);
+		return 0;
+	}
+	if (!strcmp(sub, "clear"))
+		return write_rules(NULL, 0);
+	if (!strcmp(sub, "set"))
+		return write_rules(nr, n);
+	if (!strcmp(sub, "add"))
+		return policy_add(ps, nr, n);
+	if (!strcmp(sub, "del"))
+		return policy_del(ps, nr + PRULES_MAX, nargs - 1, args + 1);
+	/* load: checked and read before anything is asked */
+	if (n > ps->max_rules)
+		return usage_err("policy", "load: %d rules, the module takes at most %d", n, ps->max_rules);
+	return write_rules(nr, n);
+}
+
+int do_policy(int argc, char **argv)
+{
+	struct pstate *ps = NULL;
+	struct prule *nr = NULL;
+	const char *sub;
+	int json = 0, c, n = 0, rc, nargs;
+
+	while ((c = getopt_long(argc, argv, policy_optstring, policy_opts, NULL)) != -1) {
+		if (c != 'j')
+			return bad_opt("policy", c, argv);
+		json = 1;
+	}
+	nargs = argc - optind;
+	sub = nargs ? argv[optind] : "show";
+	rc = policy_args(sub, nargs, json);
+	if (rc)
+		return rc;
+	ps = malloc(sizeof(*ps));
+	nr = calloc(2 * PRULES_MAX, sizeof(*nr));
+	if (!ps || !nr) {
+		rc = lib_fail(MMT_EIO);
+		goto out;
+	}
+	/* rules are checked before the module is asked anything */
+	if (!strcmp(sub, "load"))
+		n = load_rules(argv[optind + 1], nr);
+	else if (!strcmp(sub, "set") || !strcmp(sub, "add"))
+		n = rules_from_args("policy", nargs - 1, argv + optind + 1, nr, PRULES_MAX);
+	rc = n < 0 ? -n : -read_policy(ps);
+	if (!rc)
+		rc = policy_apply(sub, ps, nr, n, json, nargs, argv + optind);
+out:
+	free(ps);
+	free(nr);
+	return rc;
+}

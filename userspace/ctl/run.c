@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmtunectl run, and what it shares with tune: COMMAND (and all it
+ * starts) in a cgroup v2 of its own under a cgroup= rule put before the
+ * user's rules, which are left as found at the end.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ctl.h"
+
+const char run_optstring[] = "+:o:sh";
+const struct option run_opts[] = {
+	{ "order", required_argument, NULL, 'o' },
+	{ "stats", no_argument, NULL, 's' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+volatile sig_atomic_t tune_sig;
+
+static void tune_on_signal(int sig)
+{
+	tune_sig = sig;
+}
+
+/* SIGINT, SIGTERM and SIGHUP end waits (no SA_RESTART); old[3] keeps theirs. */
+void tune_signals(struct sigaction *old)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = tune_on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old[0]);
+	sigaction(SIGTERM, &sa, &old[1]);
+	sigaction(SIGHUP, &sa, &old[2]);
+}
+
+void tune_signals_restore(const struct sigaction *old)
+{
+	sigaction(SIGINT, &old[0], NULL);
+	sigaction(SIGTERM, &old[1], NULL);
+	sigaction(SIGHUP, &old[2], NULL);
+}
+
+double mono_now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* Wait for the child; forward a signal we got, kill it if it lingers. */
+int wait_child(pid_t pid, int *status, struct rusage *ru)
+{
+	double deadline = 0;
+	int forwarded = 0;
+
+	for (;;) {
+		pid_t w = wait4(pid, status, tune_sig ? WNOHANG : 0, ru);
+
+		if (w == pid)
+			return 0;
+		if (w < 0 && errno != EINTR)
+			return -1;
+		if (tune_sig && !forwarded) {
+			kill(pid, tune_sig == SIGHUP ? SIGTERM : tune_sig);
+			forwarded = 1;
+			deadline = mono_now() + 5;
+		}
+		if (tune_sig && w == 0) {
+			if (mono_now() > deadline) {
+				kill(pid, SIGKILL);
+				deadline = mono_now() + 60;
+			}
+			usleep(20000);
+		}
+	}
+}
+
+/*
+ * Put tune's cgroup= rule first at @order (< 0: take it out), the user's
+ * rules kept after it.  0, or an exit code after saying why.
+ */
+int tune_rule(struct tune_ctx *t, int order)
+{
+	char dropped[sizeof(t->dropped)];
+	int err = mmt_policy_own(t->cg.match, order, dropped, sizeof(dropped));
+	int e = errno;
+
+	if (dropped[0]) {
+		fprintf(stderr, PROG ": the module no longer takes %s (process exited or cgroup removed): "
+			"dropped from the policy\n", dropped);
+		snprintf(t->dropped, sizeof(t->dropped), "%s", dropped);
+	}
+	if (!err)
+		return 0;
+	if ((e == ESRCH || e == ENOENT) && mmt_module_loaded()) {
+		fprintf(stderr, PROG ": the module refuses the rules (%s) %s tune's %s\n", strerror(e),
+			order < 0 ? "without" : "with", t->cg.match);
+		return MMT_EXIT_FAIL;
+	}
+	return lib_fail(err);
+}
+
+void print_cmd(FILE *f, char **cmd)
+{
+	int i;
+
+	for (i = 0; cmd[i]; i++)
+		fprintf(f, "%s%s", i ? " " : "", cmd[i]);
+}
+
+/*
+ * Take tune's rule out and remove its cgroup, whatever happened: 0, or
+ * an exit code after saying why (the policy is not as it was found).
+ */
+int tune_cleanup(struct tune_ctx *t)
+{
+	int rc = 0, err;
+
+	if (t->cg.made) {
+		rc = tune_rule(t, -1);
+		if (rc)
+			fprintf(stderr, PROG ": tune's rule may be left: remove it with "
+				"'" PROG " policy del %s'\n", t->cg.match);
+		err = mmt_cg_remove(&t->cg);
+		if (err && !rc)
+			rc = lib_fail(err);
+	}
+	if (!rc && t->dropped[0]) {
+		fprintf(stderr, PROG ": the policy is not as it was: %s dropped\n", t->dropped);
+		rc = MMT_EXIT_FAIL;
+	}
+	return rc;
+}
+
+/* The counters of rule match, read before the rule goes: 0 if found. */
+static int rule_ctrs(const char *match, struct prule *out)
+{
+	struct pstate *ps = malloc(sizeof(*ps));
+	int i, rc = -1;
+
+	if (ps && !read_policy(ps))
+		for (i = 0; i < ps->nr && rc; i++)
+			if (!strcmp(ps->r[i].match, match)) {
+				*out = ps->r[i];
+				rc = 0;
+			}
+	free(ps);
+	return rc;
+}
+
+static void run_stats(const struct tune_ctx *t, int order, const struct rusage *ru, double wall)
+{
+	struct prule r;
+	char h[32] = "-", p[32] = "-";
+
+	if (!rule_ctrs(t->cg.match, &r)) {
+		if (r.has_hits)
+			snprintf(h, sizeof(h), "%llu", r.hits);
+		if (r.has_pages)
+			snprintf(p, sizeof(p), "%llu", r.pages);
+	}
+	fprintf(stderr, PROG ": run: order %d: wall_s %.3f cpu_s %.3f minor_faults %ld major_faults %ld "
+		"fault_around_calls %s pages %s\n", order, wall,
+		(double)ru->ru_utime.tv_sec + ru->ru_utime.tv_usec / 1e6 +
+		(double)ru->ru_stime.tv_sec + ru->ru_stime.tv_usec / 1e6,
+		ru->ru_minflt, ru->ru_majflt, h, p);
+}
+
+/*
+ * Fork COMMAND held on a pipe, move it into the cgroup, put the rule in,
+ * let it exec, wait.  *status: its wait status.  0, or an exit code.
+ */
+static int run_child(struct tune_ctx *t, int order, int *status, struct rusage *ru, double *wall)
+{
+	int go[2], ex[2], e = 0, rc;
+	double t0;
+	ssize_t n;
+	pid_t pid;
+	char c;
+
+	if (pipe2(go, O_CLOEXEC))
+		return fprintf(stderr, PROG ": pipe: %s\n", strerror(errno)), MMT_EXIT_FAIL;
+	if (pipe2(ex, O_CLOEXEC)) {
+		close(go[0]);
+		close(go[1]);
+		return fprintf(stderr, PROG ": pipe: %s\n", strerror(errno)), MMT_EXIT_FAIL;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		close(go[1]);
+		close(ex[0]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		execvp(t->cmd[0], t->cmd);
+		e = errno;
+		if (write(ex[1], &e, sizeof(e)) < 0)
+			_exit(126);
+		_exit(127);
+	}
+	close(go[0]);
+	close(ex[1]);
+	if (pid < 0) {
+		fprintf(stderr, PROG ": fork: %s\n", strerror(errno));
+		close(go[1]);
+		close(ex[0]);
+		return MMT_EXIT_FAIL;
+	}
+	rc = mmt_cg_enter(&t->cg, pid);
+	rc = rc ? lib_fail(rc) : tune_rule(t, order);
+	if (!rc && !tune_sig && write(go[1], "g", 1) != 1)
+		rc = (fprintf(stderr, PROG ": cannot start the command: %s\n", strerror(errno)), MMT_EXIT_FAIL);
+	close(go[1]);
+	t0 = mono_now();
+	do
+		n = read(ex[0], &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	close(ex[0]);
+	if (wait_child(pid, status, ru))
+		return fprintf(stderr, PROG ": wait4: %s\n", strerror(errno)), MMT_EXIT_FAIL;
+	*wall = mono_now() - t0;
+	if (!rc && n == (ssize_t)sizeof(e)) {
+		fprintf(stderr, PROG ": cannot run %s: %s\n", t->cmd[0], strerror(e));
+		rc = e == ENOENT ? 127 : 126;
+	}
+	return rc;
+}
+
+
+int do_run(int argc, char **argv)
+{
+	struct tune_ctx t = { .errfd = -1, .devnull = -1 };
+	struct sigaction old[3];
+	struct pstate *ps = NULL;
+	struct rusage ru;
+	int c, maxo, order = -1, stats = 0, rc, crc, status = 0;
+	const char *order_arg = NULL;
+	double wall = 0;
+	long v;
+
+	while ((c = getopt_long(argc, argv, run_optstring, run_opts, NULL)) != -1) {
+		switch (c) {
+		case 'o': order_arg = optarg; break;
+		case 's': stats = 1; break;
+		default: return bad_opt("run", c, argv);
+		}
+	}
+	if (optind >= argc)
+		return usage_err("run", "missing COMMAND (mmtunectl run [--order N] -- COMMAND [ARGS])");
+	t.cmd = argv + optind;
+	if (mmt_max_order(&maxo))
+		return lib_fail(MMT_EIO);
+	if (order_arg && mmt_parse_long(order_arg, 0, maxo, &v))
+		return usage_err("run", "--order '%.40s': want 0..%d", order_arg, maxo);
+	ps = malloc(sizeof(*ps));
+	rc = ps ? -read_policy(ps) : lib_fail(MMT_EIO);
+	if (!rc && ps->nr + 1 > ps->max_rules) {
+		fprintf(stderr, PROG ": run needs room for one more rule (%d of %d in use)\n", ps->nr,
+			ps->max_rules);
+		rc = MMT_EXIT_FAIL;
+	}
+	/* no --order: the order processes without a rule get */
+	order = order_arg ? (int)v : (ps ? ps->default_order : -1);
+	free(ps);
+	if (rc)
+		return rc;
+	if (order < 0)
+		return fprintf(stderr, PROG ": run: cannot tell the default order\n"), MMT_EXIT_FAIL;
+
+	tune_signals(old);
+	rc = mmt_cg_create(&t.cg, "run");
+	rc = rc ? lib_fail(rc) : run_child(&t, order, &status, &ru, &wall);
+	if (stats && !rc)
+		run_stats(&t, order, &ru, wall);
+	crc = tune_cleanup(&t);
+	tune_signals_restore(old);
+	if (rc || crc)
+		return rc ? rc : crc;
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
