@@ -180,6 +180,12 @@ ktap_step() {
 	fi
 }
 
+# log TEXT / die TEXT: a tool's messages on stderr (tests/setup.sh,
+# tests/debug/kernel.sh...), "LOG_TAG: TEXT" (LOG_TAG: the script's name
+# without .sh by default); die says "LOG_TAG: error: TEXT" and exits 1
+log() { echo "${LOG_TAG:-$(basename "$0" .sh)}: $*" >&2; }
+die() { log "error: $*"; exit 1; }
+
 # ---- checks
 
 # check NAME CMD...: run CMD, pass if it exits 0.
