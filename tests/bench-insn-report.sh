@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# tests/bench-insn-report.sh: the host side of tests/bench-insn.sh (sourced;
-# the caller sets TOP, ROUNDS, ORDERS, CONFIGS, PASSES, KVER, dir, wall).
+# tests/bench-insn-report.sh: the host side of tests/bench-insn.sh (sourced
+# after tests/bench-lib.sh and tests/lib.sh, whose helpers it uses; the
+# caller sets TOP, ROUNDS, ORDERS, CONFIGS, PASSES, KVER, dir, wall).
 #
 #   insn_join DIR        CSV seq,round,order,config,faults,pages,user,kernel,
 #                        host_ns: the guest's runs (DIR/raw.txt) joined with
@@ -10,7 +11,8 @@
 #                        instructions per fault (kernel+user), spread
 #                        (max-min, % of median), kernel and user medians,
 #                        ratios to a, median host wall ns per fault
-#   insn_check CSV       the --short assertions (ok/not ok, N passed, N failed)
+#   insn_check CSV       the --short assertions: a KTAP document, then
+#                        "N passed, N failed" and exit (ktap_exit)
 #   insn_profile DIR O   per kernel function, instructions per fault of c_ctr
 #                        minus a at order O (markdown)
 #   insn_plot STATS SVG  gnuplot: instructions per fault by order
@@ -32,11 +34,7 @@ insn_join() {
 }
 
 insn_stats() {
-	awk -F, -v orders="$ORDERS" -v configs="$CONFIGS" '
-	function sort(a, n,   i, j, t) {
-		for (i = 2; i <= n; i++)
-			for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
-	}
+	awk -F, -v orders="$ORDERS" -v configs="$CONFIGS" "$BENCH_AWK_SORT"'
 	function med(a, n) { sort(a, n); return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
 	NR > 1 && $5 > 0 {
 		key = $3 SUBSEP $4; i = ++n[key]
@@ -66,33 +64,32 @@ insn_stats() {
 # insn_check CSV: b = a within 0.1 % at each order; c_ctr/a <= 1.02
 # printed as ok, or else as an expected failure (TODO), not a failure
 insn_check() {
-	local stats pass=0 failn=0 todo=0 o b c
+	local stats o b c
 	stats=$(insn_stats "$1")
 	echo "$stats" | column -t >&2
+	ktap_begin "bench-insn --short"
 	for o in $ORDERS; do
 		b=$(echo "$stats" | awk -v o="$o" '$1 == o && $2 == "b" { print $8 }')
 		c=$(echo "$stats" | awk -v o="$o" '$1 == o && $2 == "c_ctr" { print $8 }')
 		if [ -n "$b" ] && awk -v r="$b" 'BEGIN { exit !(r >= 0.999 && r <= 1.001) }'; then
-			echo "ok - order $o: b/a = $b (within 0.1 %)"; pass=$((pass + 1))
+			ok "order $o: b/a = $b (within 0.1 %)"
 		else
-			echo "not ok - order $o: b/a = ${b:-missing} (not within 0.1 %)"; failn=$((failn + 1))
+			fail "order $o: b/a = ${b:-missing} (not within 0.1 %)"
 		fi
 		if [ -z "$c" ]; then
-			echo "not ok - order $o: c_ctr missing"; failn=$((failn + 1))
+			fail "order $o: c_ctr missing"
 		elif awk -v r="$c" 'BEGIN { exit !(r <= 1.02) }'; then
-			echo "ok - order $o: c_ctr/a = $c (<= 1.02)"; pass=$((pass + 1))
+			ok "order $o: c_ctr/a = $c (<= 1.02)"
 		else
 			# A known design cost, not a regression, so not a CI
 			# failure: counters take an ftrace callback per fault
 			# (handle_mm_fault, filemap_map_pages) and one per page
 			# mapped (do_set_pte on 6.1: 16 per fault at order 4).
-			echo "not ok - order $o: c_ctr/a = $c (> 1.02) # TODO ftrace callbacks per fault and per page mapped (do_set_pte), a known design cost"
-			todo=$((todo + 1))
+			xfail "order $o: c_ctr/a = $c (> 1.02)" "ftrace callbacks per fault and per page mapped (do_set_pte), a known design cost"
 		fi
 	done
-	echo "# $todo expected failures (TODO, not counted as failed)"
-	echo "$pass passed, $failn failed"
-	[ $failn = 0 ]
+	echo "# $KTAP_CNT_XFAIL expected failures (TODO, not counted as failed)"
+	ktap_exit
 }
 
 # insn_profile DIR ORDER [BASE CONFIG]: kernel instructions per fault by

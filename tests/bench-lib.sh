@@ -12,8 +12,16 @@
 # $dir/raw.txt; a caller's bench_pre_vm, if defined, runs first and may
 # set the array BENCH_VNG_ARGS of extra vng.sh options); bench_table prints the markdown table of a raw file;
 # bench_write OUT SECTION HEAD puts SECTION into OUT, newest run first.
+# BENCH_AWK_SORT: awk's sort(a, n) of a[1..n] (insertion sort), for the
+# awk programs here and in tests/bench-insn-report.sh.
 
 BENCH_F=/var/tmp/bench-shm/f
+BENCH_AWK_SORT='
+	function sort(a, n,   i, j, t) {
+		for (i = 2; i <= n; i++)
+			for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+	}
+'
 
 # bench_mount_file: a $MB MiB file on tmpfs without huge pages
 bench_mount_file() {
@@ -77,11 +85,7 @@ bench_vm() {
 # the median (min..max) of each run's ratio to a of the same round (the
 # host's load drifts between rounds)
 bench_table() {
-	awk -F, -v configs="$CONFIGS" '
-	function sort(a, n,   i, j, t) {
-		for (i = 2; i <= n; i++)
-			for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
-	}
+	awk -F, -v configs="$CONFIGS" "$BENCH_AWK_SORT"'
 	function q(a, n, p,   x, i) {	# linear-interpolated quantile
 		x = 1 + (n - 1) * p; i = int(x)
 		return i >= n ? a[n] : a[i] + (x - i) * (a[i + 1] - a[i])

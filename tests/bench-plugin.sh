@@ -19,7 +19,8 @@ CACHE=${MMTUNE_CACHE:-/var/cache/mmtune}
 Q=$CACHE/qemu-src
 out=${1:?usage: bench-plugin.sh OUT.so}
 
-log() { echo "bench-plugin: $*" >&2; }
+. "$TOP/tests/lib.sh"
+LOG_TAG=bench-plugin	# log
 
 ver=$(dpkg-query -W -f='${source:Version}' qemu-system-x86 2>/dev/null) ||
 	{ log "qemu-system-x86 is not installed (tests/setup.sh)"; exit 1; }

@@ -14,8 +14,11 @@
 #     tests/debug/guest.sh: every VM suite, the load/unload storm, the
 #     fuzzer, memory offline/online under each pfn_valid mode, a kmemleak
 #     scan, and the kernel log's verdicts.
-# Prints every check line, every kernel report (KASAN, lockdep, RCU,
-# kmemleak) with its stack, the wall time, and "N passed, N failed".
+# Prints KTAP documents (tests/lib.sh): its own build steps', the guest's
+# (every VM suite's and each part's of tests/debug/guest.sh) and the
+# verdict's; every kernel report (KASAN, lockdep, RCU, kmemleak) with its
+# stack; the wall time; and last the sum of all their results, "N passed,
+# N failed" (a guest document cut short is one more failure).
 #
 # Env: MMT_DEBUG_SMALL=1   CI sizes (20 cycles, 1000 fuzzed writes per file,
 #                          2 offline/online rounds per mode);
@@ -31,24 +34,9 @@ OUT=$TOP/tests/out/debug
 rm -rf "$OUT"; mkdir -p "$OUT"
 t0=$(date +%s)
 
-passed=0 failed=0
-ok()   { echo "ok - $*"; passed=$((passed + 1)); }
-fail() { echo "not ok - $*"; failed=$((failed + 1)); }
-finish() {
-	echo "# logs in tests/out/debug/; check-debug wall time $(( $(date +%s) - t0 ))s"
-	echo "$passed passed, $failed failed"
-	[ "$failed" = 0 ] && exit 0
-	exit 1
-}
-step() {
-	local name=$1 log=$2; shift 2
-	if "$@" > "$log" 2>&1; then
-		ok "$name"
-	else
-		fail "$name: see tests/out/debug/${log##*/}: $(tail -n 1 "$log")"
-		return 1
-	fi
-}
+. "$TOP/tests/lib.sh"
+KTAP_T0=$t0 KTAP_LOGS=tests/out/debug/
+logs=()	# the guest's log, once it ran: its KTAP documents are counted
 
 if [ "${MMT_DEBUG_SMALL:-0}" = 1 ]; then
 	export MMT_DEBUG_CYCLES=${MMT_DEBUG_CYCLES:-20}
@@ -57,24 +45,26 @@ if [ "${MMT_DEBUG_SMALL:-0}" = 1 ]; then
 	MMT_VM_TIMEOUT=${MMT_VM_TIMEOUT:-5400}
 fi
 
+ktap_begin "check-debug: build"
 echo "# setup (tests/setup.sh)"
-step "setup" "$OUT/setup.log" tests/setup.sh || finish
+ktap_step "setup" "$OUT/setup.log" tests/setup.sh || ktap_exit
 
 echo "# debug kernel (tests/debug/kernel.sh)"
 if DIR=$(tests/debug/kernel.sh 2> >(tee "$OUT/kernel.log" | sed 's/^/# /' >&2)); then
 	ok "debug kernel $(cat "$DIR/release") (built in $(cat "$DIR/build-seconds") s, cached in $DIR)"
 else
 	fail "debug kernel: see tests/out/debug/kernel.log"
-	finish
+	ktap_exit
 fi
 
 echo "# module, tools, fuzzer"
-step "make module KDIR=$DIR/build" "$OUT/module.log" \
-	sh -c "make clean KDIR='$DIR/build' >/dev/null 2>&1; make module KDIR='$DIR/build'" || finish
-step "make tools" "$OUT/tools.log" make tools || finish
-step "knobfuzz (static)" "$OUT/knobfuzz.log" \
-	gcc -O2 -Wall -Wextra -static -o "$OUT/knobfuzz" tests/debug/knobfuzz.c || finish
+ktap_step "make module KDIR=$DIR/build" "$OUT/module.log" \
+	sh -c "make clean KDIR='$DIR/build' >/dev/null 2>&1; make module KDIR='$DIR/build'" || ktap_exit
+ktap_step "make tools" "$OUT/tools.log" make tools || ktap_exit
+ktap_step "knobfuzz (static)" "$OUT/knobfuzz.log" \
+	gcc -O2 -Wall -Wextra -static -o "$OUT/knobfuzz" tests/debug/knobfuzz.c || ktap_exit
 
+ktap_end
 echo "# guest (tests/debug/guest.sh): cycles ${MMT_DEBUG_CYCLES:-500}, fuzz ${MMT_DEBUG_FUZZ:-10000}, hotplug ${MMT_DEBUG_HOTPLUG:-20}"
 export MMT_DEBUG_FUZZER=$OUT/knobfuzz
 export MMT_TEST_TIMEOUT=${MMT_TEST_TIMEOUT:-1800}
@@ -86,16 +76,17 @@ vpid=$!
 if [ "${MMT_VERBOSE:-0}" = 1 ]; then
 	tail -f "$OUT/guest.log" "$OUT/console.log" --pid $vpid &
 else
-	tail -f "$OUT/guest.log" --pid $vpid | grep --line-buffered -E '^(ok|not ok|#)' &
+	tail -f "$OUT/guest.log" --pid $vpid | ktap_show &
 fi
 wait $vpid; rc=$?
 sleep 1
+# the guest's documents (every VM suite's, then each part's of
+# tests/debug/guest.sh) are counted from its log, as make check's
+logs+=("$OUT/guest.log")
 
+ktap_begin "check-debug: verdict"
 grep -q '^mmtune-debug-done' "$OUT/guest.log" ||
 	fail "the guest did not finish (vng.sh exit $rc): see tests/out/debug/console.log"
-# the guest prints "ok - D" (its own checks) and "ok N D" (the suites' KTAP)
-passed=$((passed + $(grep -E '^ok (-|[0-9]+) ' "$OUT/guest.log" | grep -vc ' # SKIP')))
-failed=$((failed + $(grep -cE '^not ok (-|[0-9]+) ' "$OUT/guest.log")))
 
 # Every report of the debug kernel, with its stack, from the console (it
 # has the whole log even when the guest died): those from the guest script's
@@ -121,4 +112,4 @@ if [ -s "$OUT/reports.txt" ]; then
 else
 	ok "no KASAN, lockdep, RCU, kmemleak or WARNING report on the console"
 fi
-finish
+ktap_exit "${logs[@]}"

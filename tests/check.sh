@@ -34,38 +34,15 @@ mkdir -p "$OUT"; find "$OUT" -maxdepth 1 -type f -delete
 t0=$(date +%s)
 
 . "$TOP/tests/lib.sh"
+KTAP_T0=$t0 KTAP_LOGS=tests/out/
 logs=()	# the logs of the documents of host, style and the VM
-finish() {
-	local p f s bad skipped=
-	[ -z "$KTAP_OPEN" ] || ktap_end
-	echo "# logs in tests/out/, $(( $(date +%s) - t0 ))s in all"
-	read -r p f s bad < <(if [ ${#logs[@]} -gt 0 ]; then ktap_count "${logs[@]}"; else echo 0 0 0 0; fi)
-	p=$((p + KTAP_SUM_PASS)) f=$((f + KTAP_SUM_FAIL + bad)) s=$((s + KTAP_SUM_SKIP))
-	[ "$bad" = 0 ] || echo "# $bad KTAP documents in tests/out/{${logs[*]##*/}} end without their plan"
-	[ "$s" = 0 ] || skipped=", $s skipped"
-	echo "$p passed, $f failed$skipped"
-	[ "$f" = 0 ] && exit 0
-	exit 1
-}
-# show LOG: a document's lines (no build noise)
-show() { grep -E '^(not )?ok [0-9]|^# |^1\.\.[0-9]|^K?TAP version' "$1"; }
-# step NAME LOG CMD...: run CMD with output in LOG; one check line
-step() {
-	local name=$1 log=$2; shift 2
-	if "$@" > "$log" 2>&1; then
-		ok "$name"
-	else
-		fail "$name: see tests/out/${log##*/}: $(tail -n 1 "$log")"
-		return 1
-	fi
-}
 
 # --- 1. setup -------------------------------------------------------------
 ktap_begin "make check: setup"
 echo "# setup (tests/setup.sh)"
 if ! tests/setup.sh 2>&1 | tee "$OUT/setup.log" | sed 's/^/# /'; then
 	fail "setup: tests/setup.sh failed, see tests/out/setup.log"
-	finish
+	ktap_exit "${logs[@]}"
 fi
 ok "setup"
 
@@ -74,12 +51,12 @@ KDIR=/lib/modules/$KVER/build
 VER=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 if [ -z "$KVER" ] || [ -z "$VER" ]; then
 	fail "setup: no 6.1 kernel in /lib/modules ('$KVER') or no version in dkms.conf ('$VER')"
-	finish
+	ktap_exit "${logs[@]}"
 fi
 echo "# kernel $KVER, mmtune $VER"
 
 # --- 2. userspace and host tests -----------------------------------------
-step "build: make tools WERROR=1" "$OUT/tools.log" make tools WERROR=1
+ktap_step "build: make tools WERROR=1" "$OUT/tools.log" make tools WERROR=1
 if [ -x tests/host/run.sh ] || [ -f tests/host/run.sh ]; then
 	bash tests/host/run.sh > "$OUT/host.log" 2>&1
 	rc=$?
@@ -87,14 +64,14 @@ if [ -x tests/host/run.sh ] || [ -f tests/host/run.sh ]; then
 		fail "host: tests/host/run.sh exit status $rc, see tests/out/host.log"
 	ktap_end
 	echo "# --- host (tests/host/run.sh)"
-	show "$OUT/host.log"
+	ktap_show "$OUT/host.log"
 	logs+=("$OUT/host.log")
 fi
 [ -z "$KTAP_OPEN" ] || ktap_end
 
 # --- 3. the module: DKMS as users do it, and the tree's build -------------
 ktap_begin "make check: module"
-# shellcheck disable=SC2317 # called through step
+# shellcheck disable=SC2317 # called through ktap_step
 dkms_install() {
 	local v
 	# Every registered version goes, and the copy dkms add made last time.
@@ -116,14 +93,14 @@ dkms_locked() {
 	flock -w 1200 9 || { echo "dkms lock busy for 20 min"; return 1; }
 	dkms_install
 } 9> /run/lock/mmtune-dkms.lock
-if ! step "dkms: add, build, install mmtune/$VER for $KVER" "$OUT/dkms.log" dkms_locked; then
+if ! ktap_step "dkms: add, build, install mmtune/$VER for $KVER" "$OUT/dkms.log" dkms_locked; then
 	cp "/var/lib/dkms/mmtune/$VER/build/make.log" "$OUT/dkms-make.log" 2>/dev/null
 fi
-step "build: make module KDIR=$KDIR" "$OUT/module.log" make module KDIR="$KDIR"
+ktap_step "build: make module KDIR=$KDIR" "$OUT/module.log" make module KDIR="$KDIR"
 ktap_end
 echo "# --- style (tests/style.sh)"
 tests/style.sh "$KDIR" > "$OUT/style.log" 2>&1
-show "$OUT/style.log"
+ktap_show "$OUT/style.log"
 logs+=("$OUT/style.log")
 
 # --- 4. the VM ------------------------------------------------------------
@@ -149,4 +126,4 @@ else
 	ok "vm: the guest finished"
 	echo "# VM run: $(( $(date +%s) - vmt0 ))s"
 fi
-finish
+ktap_exit "${logs[@]}"

@@ -10,21 +10,22 @@
 #     systemd-analyze verify, then a VM (tests/vm/deb-guest.sh) loads the
 #     packaged module and runs the boot-time files; apt-get purge leaves
 #     nothing behind.
-# Prints ok / not ok lines and "N passed, N failed"; exit 1 on a failure.
+# Prints KTAP documents (tests/lib.sh): its own ("check-deb: packages",
+# "check-deb: install", "check-deb: vm and purge"), tests/dkms-guards.sh's
+# (step 2) and the guest's (deb-guest, dmesg); ends with the sum of all
+# their results, "N passed, N failed"; exit 1 on a failure.
 # Needs root, dpkg-dev, debhelper, dh-dkms, lintian (tests/deps/deb.txt).
-# tests/dkms-guards.sh does step 2; its lines are counted here.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 TOP=$PWD
-npass=0 nfail=0
-ok()   { echo "ok - $*"; npass=$((npass + 1)); }
-fail() { echo "not ok - $*"; nfail=$((nfail + 1)); }
-check() { local n=$1; shift; if out=$("$@" 2>&1); then ok "$n"; else fail "$n: $(echo "$out" | tail -n 1)"; fi; }
+. "$TOP/tests/lib.sh"
+KTAP_T0=$(date +%s)
+logs=()	# the logs of the guards' and the guest's documents
 t0=0
 phase() { echo "# time: $1 $((SECONDS - t0)) s"; t0=$SECONDS; }
-finish() { echo "$npass passed, $nfail failed (${SECONDS} s)"; [ "$nfail" = 0 ]; exit; }
 
-KVER=$(tests/kver.sh) || { fail "setup: no 6.1 kernel with headers (tests/kver.sh)"; finish; }
+ktap_begin "check-deb: packages"
+KVER=$(tests/kver.sh) || { fail "setup: no 6.1 kernel with headers (tests/kver.sh)"; ktap_exit; }
 VER=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 DEB=$TOP/build/deb
 W=$(mktemp -d /var/tmp/mmtune-deb.XXXXXX)
@@ -36,7 +37,7 @@ policy=0	# /etc/mmtune/policy is ours to remove
 if make deb > "$W/deb.log" 2>&1; then
 	ok "make deb"
 else
-	fail "make deb: $(tail -n 1 "$W/deb.log")"; finish
+	fail "make deb: $(tail -n 1 "$W/deb.log")"; ktap_exit
 fi
 DKMS_DEB=$DEB/mmtune-dkms_${VER}_all.deb
 tools_debs=("$DEB"/mmtune-tools_"${VER}"_*.deb)
@@ -70,23 +71,14 @@ for f in usr/sbin/mmtunectl usr/bin/mmstress usr/share/man/man8/mmtunectl.8.gz \
 done
 ok "mmtune-tools: tools, man pages, completion, unit and /etc examples"
 
-# ---- 2. BUILD_EXCLUSIVE guards (private DKMS tree: no machine state)
-# relay CMD's ok / not ok lines into this run's counts
-relay() {
-	local l
-	while IFS= read -r l; do
-		case $l in
-		# "ok - D" (our scripts) and "ok N D" (the guest's KTAP)
-		"ok - "*) ok "$1${l#ok - }" ;;
-		"not ok - "*) fail "$1${l#not ok - }" ;;
-		"ok "[0-9]*" # SKIP"*) l=${l#ok }; l=${l#* }; skip "$1${l%% # SKIP*}" "${l#* # SKIP}" ;;
-		"ok "[0-9]*) l=${l#ok }; ok "$1${l#* }" ;;
-		"not ok "[0-9]*) l=${l#not ok }; fail "$1${l#* }" ;;
-		"# "*) [ -n "$1" ] && echo "# $1${l#\# }" ;;
-		esac
-	done
-}
-relay "" < <(tests/dkms-guards.sh 2>&1)
+ktap_end
+
+# ---- 2. BUILD_EXCLUSIVE guards (private DKMS tree: no machine state):
+# their document, counted at the end
+tests/dkms-guards.sh > "$W/guards.log" 2>&1
+grc=$?
+ktap_show "$W/guards.log"
+logs+=("$W/guards.log")
 phase "BUILD_EXCLUSIVE guards"
 
 # ---- 3. install, VM, purge: the machine's DKMS state, under make check's lock
@@ -97,8 +89,11 @@ cleanup() {
 	rm -rf "$W"
 }
 trap cleanup EXIT
+ktap_begin "check-deb: install"
+[ $grc = 0 ] || grep -q '^not ok ' "$W/guards.log" ||
+	fail "dkms-guards: tests/dkms-guards.sh exit status $grc without a failed check"
 exec 9> "$LOCK"
-flock -w 1200 9 || { fail "dkms lock $LOCK busy for 20 min"; finish; }
+flock -w 1200 9 || { fail "dkms lock $LOCK busy for 20 min"; ktap_exit "${logs[@]}"; }
 
 # make check's registration (it re-adds its own) and any earlier run's
 for p in mmtune-dkms mmtune-tools; do
@@ -115,7 +110,7 @@ rm -f /lib/modules/*/updates/dkms/mmtune.ko*
 check "no mmtune in DKMS before install" test -z "$(dkms status -m mmtune 2>/dev/null)"
 phase "lock and leftovers"
 if [ -e /etc/mmtune ]; then
-	fail "/etc/mmtune exists before install: not touching it"; finish
+	fail "/etc/mmtune exists before install: not touching it"; ktap_exit "${logs[@]}"
 fi
 
 installed=1
@@ -146,13 +141,17 @@ fi
 
 phase "apt-get install (DKMS build) and checks"
 
+ktap_end
+
 # the policy mmtune.service applies (the guest sees this /etc)
 policy=1
 mkdir -p /etc/mmtune
 printf '# written by tests/deb.sh\ncomm=mmtune-deb-t order=2\n' > /etc/mmtune/policy
 MMT_DEB_VERSION=$VER tests/vm/vng.sh --timeout 600 -- tests/vm/guest.sh deb-guest > "$W/vm.log" 2>&1
 vrc=$?
-relay "vm: " < "$W/vm.log"
+ktap_show "$W/vm.log"
+logs+=("$W/vm.log")
+ktap_begin "check-deb: vm and purge"
 grep -q '^mmtune-guest-done' "$W/vm.log" || { fail "vm: no end (rc $vrc)"; tail -n 20 "$W/vm.log" | sed 's/^/# vm: /'; }
 
 phase "VM"
@@ -169,4 +168,4 @@ left=$(ls -d /usr/src/mmtune* /lib/modules/*/updates/dkms/mmtune* /var/lib/dkms/
 check "purge leaves nothing (${left:-no files})" test -z "$left"
 phase "purge and checks"
 flock -u 9
-finish
+ktap_exit "${logs[@]}"

@@ -20,6 +20,9 @@
 set -euo pipefail
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+MMT_TOP=$TOP
+. "$TOP/tests/vm/lib.sh"	# info (in the guest), log and die
+LOG_TAG=demo
 ORDERS=${MMT_DEMO_ORDERS:-0,1,3,4,5,7}
 THREADS=${MMT_DEMO_THREADS:-1,2}
 REPEAT=${MMT_DEMO_REPEAT:-1}
@@ -33,7 +36,6 @@ if [ "${1:-}" = --guest ]; then
 	dir=$(mktemp -d /var/tmp/mmt-demo.XXXXXX)
 	mount -t tmpfs -o size=1200m,huge=never mmt-demo "$dir"
 	trap 'umount "$dir"; rmdir "$dir"; rmmod mmtune' EXIT
-	info() { sed -n "s/^$1: //p" $DBG/mmtune/info; }
 	echo "guest: Linux $(uname -r) $(uname -m), $(nproc) CPUs, $(awk '/MemTotal/ {print int($2/1024)}' /proc/meminfo) MiB, page $(info page_size) B," \
 		"ptrs_per_pte $(info ptrs_per_pte); mmtune loaded, default order $(info default_order), now $(cat $DBG/mmtune/fault_around_order)"
 	echo
@@ -63,8 +65,6 @@ fi
 
 # ---------------------------------------------------------------- on the host
 t0=$(date +%s)
-log() { echo "demo: $*" >&2; }
-die() { echo "demo: error: $*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || die "must run as root (sudo make demo)"
 cd "$TOP"
 OUT=$TOP/tests/out/demo

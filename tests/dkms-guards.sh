@@ -6,14 +6,13 @@
 # A refusal is dkms's exit 77 with its BUILD_EXCLUSIVE message; an accepted
 # kernel gets past the guard into the build, which the copy's Makefile
 # stops at once (tests/deb.sh builds for real through the package).
-# Prints ok / not ok lines; exit 1 on a failure.
+# Prints a KTAP document (tests/lib.sh); exit 1 on a failure.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
-nfail=0
-ok()   { echo "ok - $*"; }
-fail() { echo "not ok - $*"; nfail=$((nfail + 1)); }
+. tests/lib.sh
+ktap_begin dkms-guards
 
-KVER=$(tests/kver.sh) || { fail "guards: no 6.1 kernel with headers"; exit 1; }
+KVER=$(tests/kver.sh) || { fail "guards: no 6.1 kernel with headers"; ktap_finished; }
 VER=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 X=$(mktemp -d /var/tmp/mmtune-guards.XXXXXX)
 trap 'rm -rf "$X"' EXIT
@@ -23,7 +22,7 @@ cp "$X/hdr/.config" "$X/config.orig"
 printf 'all modules clean:\n\t@echo "fake headers: the guard let the build through" >&2; exit 1\n' > "$X/hdr/Makefile"
 make -s dkms-src DKMS_SRC="$X/tree/mmtune-$VER" > /dev/null
 D=(dkms --dkmstree "$X/dkms" --sourcetree "$X/src" --installtree "$X/inst")
-"${D[@]}" add "$X/tree/mmtune-$VER" > "$X/add.log" 2>&1 || { fail "guards: private dkms add: $(tail -n 1 "$X/add.log")"; exit 1; }
+"${D[@]}" add "$X/tree/mmtune-$VER" > "$X/add.log" 2>&1 || { fail "guards: private dkms add: $(tail -n 1 "$X/add.log")"; ktap_finished; }
 
 # attempt WANT ARCH OPTION...: build with OPTIONs unset; WANT refused|accepted
 attempt() {
@@ -68,4 +67,4 @@ done
 for a in ppc64 arm64 armv7l i686 x86_64_v2 s390 riscv32; do
 	if [[ $a =~ $re ]]; then fail "BUILD_EXCLUSIVE_ARCH accepts $a"; else ok "BUILD_EXCLUSIVE_ARCH refuses $a"; fi
 done
-[ "$nfail" = 0 ]
+ktap_finished

@@ -2,8 +2,11 @@
 # shellcheck shell=sh
 # tests/lib.sh: the test library, sourced (POSIX sh: bash, dash, busybox
 # sh) by the host suite (tests/host/run.sh), the VM suites through
-# tests/vm/lib.sh, their runners (tests/vm/guest.sh, tests/matrix/init.sh),
-# tests/style.sh, tests/check.sh and tests/check-matrix.sh.
+# tests/vm/lib.sh, their runners (tests/vm/guest.sh, tests/matrix/init.sh,
+# tests/debug/guest.sh), tests/style.sh, tests/dkms-guards.sh and the
+# runners of make's check targets (tests/check.sh, check-matrix.sh,
+# check-debug.sh, deb.sh, bench-insn.sh --short). Every test helper is
+# defined here, or in tests/vm/lib.sh for those only a guest needs.
 #
 # Output is KTAP, as the kernel's kselftest ktap_helpers.sh prints it:
 #
@@ -11,8 +14,9 @@
 #	ok 1 NAME
 #	not ok 2 NAME: why
 #	ok 3 NAME # SKIP
-#	1..3
-#	# Totals: pass:1 fail:1 xfail:0 xpass:0 skip:1 error:0
+#	not ok 4 NAME # TODO why it is expected
+#	1..4
+#	# Totals: pass:1 fail:1 xfail:1 xpass:0 skip:1 error:0
 #
 # The plan comes last (TAP allows a trailing plan): a suite does not know
 # how many checks it makes until it has made them (loops over what the
@@ -21,10 +25,11 @@
 # ktap_end closes; a VM suite's document is framed by its runner
 # (run_suite in tests/vm/lib.sh), which numbers its results in order, so
 # that checks made in a subshell or printed by awk ("ok - NAME") count too.
-# check.sh and check-matrix.sh add up every document's results
-# (ktap_count).
+# The runners add up every document's results (ktap_count) and end with
+# "N passed, N failed" (ktap_exit); an expected failure (# TODO) counts in
+# neither.
 
-KTAP_TESTNO=1 KTAP_CNT_PASS=0 KTAP_CNT_FAIL=0 KTAP_CNT_SKIP=0
+KTAP_TESTNO=1 KTAP_CNT_PASS=0 KTAP_CNT_FAIL=0 KTAP_CNT_SKIP=0 KTAP_CNT_XFAIL=0
 KTAP_SUM_PASS=0 KTAP_SUM_FAIL=0 KTAP_SUM_SKIP=0 KTAP_OPEN=
 KSFT_PASS=0 KSFT_FAIL=1 KSFT_SKIP=4
 
@@ -35,30 +40,35 @@ ktap_print_msg() { echo "# $*"; }
 ktap_begin() {
 	echo "# --- $1"
 	ktap_print_header
-	KTAP_TESTNO=1 KTAP_CNT_PASS=0 KTAP_CNT_FAIL=0 KTAP_CNT_SKIP=0 KTAP_OPEN=1
+	KTAP_TESTNO=1 KTAP_CNT_PASS=0 KTAP_CNT_FAIL=0 KTAP_CNT_SKIP=0 KTAP_CNT_XFAIL=0
+	KTAP_OPEN=1
 }
 
-# ktap_result pass|fail|skip DESC: one numbered result line
+# ktap_result pass|fail|skip|xfail DESC: one numbered result line
 ktap_result() {
 	case $1 in
 	pass) printf 'ok %d %s\n' "$KTAP_TESTNO" "$2"; KTAP_CNT_PASS=$((KTAP_CNT_PASS + 1)) ;;
 	fail) printf 'not ok %d %s\n' "$KTAP_TESTNO" "$2"; KTAP_CNT_FAIL=$((KTAP_CNT_FAIL + 1)) ;;
 	skip) printf 'ok %d %s\n' "$KTAP_TESTNO" "$2"; KTAP_CNT_SKIP=$((KTAP_CNT_SKIP + 1)) ;;
+	xfail) printf 'not ok %d %s\n' "$KTAP_TESTNO" "$2"; KTAP_CNT_XFAIL=$((KTAP_CNT_XFAIL + 1)) ;;
 	esac
 	KTAP_TESTNO=$((KTAP_TESTNO + 1))
 }
 
-# ok NAME / fail NAME: why / skip NAME [REASON]. KTAP_PREFIX, when set,
-# goes before every NAME (the host suite's "san: " pass).
+# ok NAME / fail NAME: why / skip NAME [REASON] / xfail NAME REASON (a
+# known failure, not counted as one). KTAP_PREFIX, when set, goes before
+# every NAME (the host suite's "san: " pass).
 ok()   { ktap_result pass "${KTAP_PREFIX:-}$*"; }
 fail() { ktap_result fail "${KTAP_PREFIX:-}$*"; }
 skip() { ktap_result skip "${KTAP_PREFIX:-}$1 # SKIP${2:+ $2}"; }
+xfail() { ktap_result xfail "${KTAP_PREFIX:-}$1 # TODO $2"; }
 ktap_test_pass() { ok "$@"; }
 ktap_test_fail() { fail "$@"; }
 ktap_test_skip() { skip "$@"; }
+ktap_test_xfail() { xfail "$@"; }
 
 ktap_print_totals() {
-	echo "# Totals: pass:$KTAP_CNT_PASS fail:$KTAP_CNT_FAIL xfail:0 xpass:0 skip:$KTAP_CNT_SKIP error:0"
+	echo "# Totals: pass:$KTAP_CNT_PASS fail:$KTAP_CNT_FAIL xfail:$KTAP_CNT_XFAIL xpass:0 skip:$KTAP_CNT_SKIP error:0"
 }
 
 # ktap_end: the plan and the totals; the document's counts go to KTAP_SUM_*
@@ -83,7 +93,8 @@ ktap_finished() {
 # ktap_relay: copy stdin to stdout, results renumbered into the current
 # document: "ok N NAME", "not ok N NAME" (a nested document's) and the
 # unnumbered "ok - NAME" / "not ok - NAME" (awk, python, unit.c); "# SKIP"
-# keeps its directive. A nested document's header, plan and totals go.
+# and "# TODO" keep their directive. A nested document's header, plan and
+# totals go.
 ktap_relay() {
 	while IFS= read -r _l || [ -n "$_l" ]; do
 		case $_l in
@@ -97,14 +108,18 @@ ktap_relay() {
 		[0-9]*) _d=${_d#"${_d%%[!0-9]*}"}; _d=${_d# } ;;
 		*) printf '%s\n' "$_l"; continue ;;
 		esac
-		case $_k$_d in pass*" # SKIP"*|pass*" # skip"*) _k=skip ;; esac
+		case $_k$_d in
+		pass*" # SKIP"*|pass*" # skip"*) _k=skip ;;
+		fail*" # TODO"*|fail*" # todo"*) _k=xfail ;;
+		esac
 		ktap_result $_k "$_d"
 	done
 }
 
 # ktap_count FILE...: "PASS FAIL SKIP BAD" over every KTAP document in
 # FILE; BAD counts documents whose plan is missing or does not match their
-# results (a suite cut short), and results outside any document.
+# results (a suite cut short), and results outside any document. An
+# expected failure ("not ok N NAME # TODO") is in none of them.
 ktap_count() {
 	awk '
 	function close_doc() { if (open && plan != n) bad++; open = 0 }
@@ -112,7 +127,7 @@ ktap_count() {
 	/^K?TAP version [0-9]/ { close_doc(); open = 1; n = 0; plan = -1; next }
 	/^(not )?ok [0-9]+/ {
 		if (open) n++; else bad++
-		if ($0 ~ /^not ok/) f++
+		if ($0 ~ /^not ok/) { if ($0 !~ / # [Tt][Oo][Dd][Oo]/) f++ }
 		else if ($0 ~ / # [Ss][Kk][Ii][Pp]/) s++
 		else p++
 		next
@@ -120,6 +135,56 @@ ktap_count() {
 	/^1\.\.[0-9]+/ { if (open) plan = substr($1, 4) + 0; next }
 	END { close_doc(); print p + 0, f + 0, s + 0, bad + 0 }' "$@"
 }
+
+# ktap_show [FILE]: FILE's (or stdin's, line by line) KTAP lines and "# "
+# notes, without the build noise or the kernel log around them
+ktap_show() { grep --line-buffered -E '^(not )?ok [0-9]|^# |^1\.\.[0-9]|^K?TAP version' "$@"; }
+
+# ktap_exit [LOG...]: a runner's end. The open document closed; with
+# KTAP_T0 (the run's start, date +%s) set, "# logs in KTAP_LOGS, N s in
+# all"; then the sum of this run's own documents (KTAP_SUM_*) and of every
+# document in each LOG (ktap_count; one cut short is one more failure)
+# alone on the last line, "N passed, N failed" (", N skipped" when some
+# were); then exit as ktap_finished does.
+ktap_exit() {
+	local names='' l
+	[ -z "$KTAP_OPEN" ] || ktap_end
+	[ -z "${KTAP_T0:-}" ] ||
+		echo "# ${KTAP_LOGS:+logs in $KTAP_LOGS, }$(( $(date +%s) - KTAP_T0 ))s in all"
+	for l in "$@"; do names="$names ${l##*/}"; done
+	if [ $# -gt 0 ]; then
+		# shellcheck disable=SC2046 # four numbers
+		set -- $(ktap_count "$@")
+	else
+		set -- 0 0 0 0
+	fi
+	[ "$4" = 0 ] || echo "# $4 KTAP documents in$names end without their plan"
+	set -- $(($1 + KTAP_SUM_PASS)) $(($2 + KTAP_SUM_FAIL + $4)) $(($3 + KTAP_SUM_SKIP))
+	if [ "$3" = 0 ]; then echo "$1 passed, $2 failed"; else echo "$1 passed, $2 failed, $3 skipped"; fi
+	[ "$2" = 0 ] || exit $KSFT_FAIL
+	[ "$1" != 0 ] || [ "$3" = 0 ] || exit $KSFT_SKIP
+	exit $KSFT_PASS
+}
+
+# ktap_step NAME LOG CMD...: run CMD with its output in LOG; one check,
+# whose failure names LOG (relative to $TOP) and its last line
+ktap_step() {
+	local name=$1 log=$2 rel=$2
+	shift 2
+	case $log in "${TOP:-/nonexistent}"/*) rel=${log#"$TOP"/} ;; esac
+	if "$@" >"$log" 2>&1; then
+		ok "$name"
+	else
+		fail "$name: see $rel: $(tail -n 1 "$log")"
+		return 1
+	fi
+}
+
+# log TEXT / die TEXT: a tool's messages on stderr (tests/setup.sh,
+# tests/debug/kernel.sh...), "LOG_TAG: TEXT" (LOG_TAG: the script's name
+# without .sh by default); die says "LOG_TAG: error: TEXT" and exits 1
+log() { echo "${LOG_TAG:-$(basename "$0" .sh)}: $*" >&2; }
+die() { log "error: $*"; exit 1; }
 
 # ---- checks
 

@@ -21,8 +21,8 @@ CACHE=${MMTUNE_CACHE:-/var/cache/mmtune}
 VNG_WANT=1.35-1		# tried first; else whatever trixie has
 export DEBIAN_FRONTEND=noninteractive
 
-log() { echo "setup: $*" >&2; }
-die() { echo "setup: error: $*" >&2; exit 1; }
+. "$TOP/tests/lib.sh"
+LOG_TAG=setup	# log and die
 
 [ "$(id -u)" = 0 ] || die "must run as root"
 

@@ -18,7 +18,9 @@
 #  5. a kmemleak scan after the last unload; lockdep still on; the whole log
 #     free of KASAN, lockdep, RCU, kmemleak, WARNING/BUG/Oops reports.
 # MMT_DEBUG_PARTS="storm fuzz hotplug reports" (the default) picks parts 2-5.
-# Prints ok/not ok lines (the host counts them) and "mmtune-debug-done".
+# Prints KTAP (tests/lib.sh): the VM suites' documents, then one document
+# per part ("debug: storm", ...), which the host counts, the dmesg
+# verdict's, and last "mmtune-debug-done".
 
 MMT_TOP=$(cd "$(dirname "$0")/../.." && pwd)
 export MMT_TOP
@@ -200,18 +202,18 @@ crosscheck() {
 		BENCH_N=$((BENCH_N / 2))
 		[ "$BENCH_N" -ge 1024 ] || { fail "$tag: bench seq refused: $(cat "$WORK/err")"; return; }
 	done
-	awk -v tag="$tag" 'p && NF >= 8 { if ($7 != 0 || $8 != 0) { bad = bad " " $1 "=" $7 "/" $8 } ; n++ }
+	ktap_relay < <(awk -v tag="$tag" 'p && NF >= 8 { if ($7 != 0 || $8 != 0) { bad = bad " " $1 "=" $7 "/" $8 } ; n++ }
 		/^impl / { p = 1 }
 		/^count:/ { c = $2 }
 		END { if (n && bad == "") print "ok - " tag ": " n " strategies agree at " c " pfns";
 		      else print "not ok - " tag ": disagreements (impl=stock/online):" bad " (" n " rows)" }' \
-		$MMT/pfn_valid/bench
+		$MMT/pfn_valid/bench)
 }
 # info_crosscheck TAG: the module's running tally (the mode gate's sweep over
 # every pfn and every bench since load) has no disagreement
 info_crosscheck() {
-	awk -v tag="$1" '$1 == "pfn_valid_crosscheck:" { for (i = 2; i < NF; i += 2) { split($(i+1), a, "/"); if (a[1] != 0 || a[2] == 0) bad = bad " " $i "=" $(i+1) }
-		print (bad == "" ? "ok - " : "not ok - ") tag ": no pfn disagreed (" $0 ")" bad }' $MMT/info
+	ktap_relay < <(awk -v tag="$1" '$1 == "pfn_valid_crosscheck:" { for (i = 2; i < NF; i += 2) { split($(i+1), a, "/"); if (a[1] != 0 || a[2] == 0) bad = bad " " $i "=" $(i+1) }
+		print (bad == "" ? "ok - " : "not ok - ") tag ": no pfn disagreed (" $0 ")" bad }' $MMT/info)
 }
 hotplug() {
 	local blocks=() b m modes i off=0 on=0 fails=0 offfail=0 t0
@@ -312,7 +314,9 @@ reports() {
 }
 
 for part in ${MMT_DEBUG_PARTS:-storm fuzz hotplug reports}; do
+	ktap_begin "debug: $part"
 	"$part"
+	ktap_end
 done
 echo "# debug guest: $(( $(date +%s) - t_all ))s"
 dmesg_verdict "$mark"

@@ -26,8 +26,8 @@ FRAGS=("$TOP/tests/debug/base.config" "$TOP/tests/debug/debug.config")
 VNG_DIR=$CACHE/virtme-ng/current
 JOBS=${MMT_DEBUG_JOBS:-2}
 
-log() { echo "debug-kernel: $*" >&2; }
-die() { echo "debug-kernel: error: $*" >&2; exit 1; }
+. "$TOP/tests/lib.sh"
+LOG_TAG=debug-kernel	# log and die
 
 [ -r "$TARBALL" ] || die "no $TARBALL: apt-get install -t bookworm linux-source-6.1"
 ver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null) ||

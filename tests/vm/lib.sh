@@ -15,11 +15,21 @@ DBG=/sys/kernel/debug
 MMT=$DBG/mmtune
 . "$MMT_TOP/tests/lib.sh"
 
-# info KEY: a line of the module's info file
-info() { sed -n "s/^$1: //p" $MMT/info; }
+# info KEY: the value of KEY's line in the module's info file ("" for
+# "indirect_calls:" with no name after it)
+info() { sed -n "s/^$1: *//p" $MMT/info; }
 order() { cat $MMT/fault_around_order; }
 # sect TEXT: a section of a suite, with the seconds since it started
 sect() { echo "# [${SECONDS:-?}s] $*"; }
+
+# rules: the policy's rule lines, without its comments and counters
+rules() { grep -v '^#' $MMT/policy | sed 's/ *#.*//'; }
+# pwrite TEXT: write TEXT (printf %b escapes) to the policy in one
+# write(2) (printf(1): bash's builtin writes line by line); prints the error
+pwrite() { env printf '%b' "$1" 2>&1 > $MMT/policy; }
+# minflt FILE: the minor faults of a faultprobe run (its output's 4th field)
+# shellcheck disable=SC2046 # the fields, split
+minflt() { set -- $(cat "$1"); echo "$4"; }
 
 # wr FILE VALUE: write like echo, but print the write's error (printf(1)
 # reports errno; the shell's builtin may not).

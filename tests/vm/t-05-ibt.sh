@@ -22,8 +22,6 @@ KCORE=${MMT_KCORE:-$WORK/kcoreprobe}
 [ -x "$KCORE" ] || cc -O2 -o "$KCORE" "$MMT_TOP/tests/vm/probe/kcoreprobe.c" ||
 	{ fail "ibt: build kcoreprobe"; exit 1; }
 
-info() { sed -n "s/^$1: *//p" $MMT/info; }
-
 # entry NAME: the first 4 bytes of the core-kernel function NAME, or "".
 entry() {
 	_a=$(awk -v n="$1" 'NF == 3 && $3 == n && $2 ~ /^[tT]$/ { print $1; exit }' /proc/kallsyms)

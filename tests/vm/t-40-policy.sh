@@ -55,19 +55,14 @@ PAGES=$(( $(stat -c %s "$F") / PSZ ))
 unload_module
 ORIG=$(cat $KFA)
 load_module || { fail "insmod"; exit 1; }
-MAX=$(sed -n 's/^max_order: //p' $MMT/info)
-DEF=$(sed -n 's/^default_order: //p' $MMT/info)
-rules() { grep -v '^#' $POL | sed 's/ *#.*//'; }	# rule lines, no counters
+MAX=$(info max_order)
+DEF=$(info default_order)
 hdr() { sed -n "s/^# $1 order=\([0-9]*\).*/\1/p" $POL; }
-minflt() { set -- $(cat "$1"); echo "$4"; }
 # ctr MATCH hits|pages: a rule's counter ("default" for unmatched faults)
 ctr() {
 	if [ "$1" = default ]; then sed -n "s/^# default .*$2=\([0-9-]*\).*/\1/p" $POL
 	else grep "^$1 " $POL | sed -n "s/.*$2=\([0-9-]*\).*/\1/p"; fi
 }
-# pwrite TEXT: write TEXT to policy in one write(2) (printf(1): bash's
-# builtin writes line by line); prints the error
-pwrite() { env printf '%b' "$1" 2>&1 > $POL; }
 # snap: SNAP="rule|rule|/order", with builtins only
 snap() {
 	SNAP=""
@@ -239,7 +234,7 @@ within "unmatched at the new default 2" "$(minflt "$WORK/u")" $((PAGES >> 2)) 2
 KO=3; [ "$DEF" = 3 ] && KO=2
 echo $((PSZ << KO)) > $KFA	# through the kernel's own knob
 sleep 2				# the policy checks every second
-expect_eq "the kernel's own knob: new default $KO" "$(sed -n 's/^policy_default_order: //p' $MMT/info)" $KO
+expect_eq "the kernel's own knob: new default $KO" "$(info policy_default_order)" $KO
 check "clear" pwrite "clear"
 expect_eq "clear restores the default order into the kernel" "$(order)" $KO
 echo "$DEF" > $MMT/fault_around_order

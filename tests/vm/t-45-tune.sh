@@ -21,7 +21,6 @@ cleanup() {
 	unload_module
 }
 trap cleanup EXIT
-sect() { echo "# [${SECONDS}s] $*"; }
 
 CTL=$MMT_TOP/userspace/mmtunectl
 POL=$MMT/policy
@@ -46,10 +45,7 @@ grep -q " $CGR cgroup2 " /proc/mounts || { fail "no cgroup2 at $CGR"; exit 1; }
 
 unload_module
 load_module || { fail "insmod"; exit 1; }
-MAX=$(sed -n 's/^max_order: //p' $MMT/info)
-rules() { grep -v '^#' $POL | sed 's/ *#.*//'; }	# rule lines, no counters
-minflt() { set -- $(cat "$1"); echo "$4"; }
-pwrite() { env printf '%b' "$1" 2>&1 > $POL; }
+MAX=$(info max_order)
 
 sect "1. tune: bounds, --apply, the process tree, strays, --apply-comm, a dead pid rule"
 # bounds from info, checked before anything is written

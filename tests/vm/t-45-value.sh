@@ -27,16 +27,11 @@ cleanup() {
 	[ -n "${ORIG:-}" ] && echo "$ORIG" > $KFA
 }
 trap cleanup EXIT
-sect() { echo "# [${SECONDS}s] $*"; }
 for b in "$CTL" "$MMS"; do
 	[ -x "$b" ] || { fail "no $b (make tools)"; exit 1; }
 done
 
 kfa() { cat $KFA; }
-order() { cat $MMT/fault_around_order; }
-info() { sed -n "s/^$1: //p" $MMT/info; }
-rules() { grep -v '^#' $POL | sed 's/ *#.*//'; }
-pwrite() { env printf '%b' "$1" 2>&1 > $POL; }
 
 unload_module
 ORIG=$(kfa)

@@ -46,9 +46,9 @@ done
 unload_module
 ORIG=$(cat $KFA)
 load_module || { fail "insmod"; exit 1; }
-MAX=$(sed -n 's/^max_order: //p' $MMT/info)
-DEF=$(sed -n 's/^default_order: //p' $MMT/info)
-LOADED=$(sed -n 's/^loaded_order: //p' $MMT/info)
+MAX=$(info max_order)
+DEF=$(info default_order)
+LOADED=$(info loaded_order)
 
 M=$LOADED	# the last order a user set
 VIA=kernel	# through which: kernel (stays at unload) or mmtune
@@ -59,7 +59,9 @@ LOG=()		# the steps so far, for a failure report
 rnd() { R=$((RANDOM % ($1 + 1))); }	# R = 0..$1
 kernel_now() { KN=$M; [ -n "$RULE" ] && [ "$RULE" -gt "$M" ] && KN=$RULE; }
 
-die() {
+# oracle_die STEP WHY: the failure, with the seed that replays it and the
+# last steps; exit 1
+oracle_die() {
 	fail "seed $SEED step $1: $2 (replay: MMT_ORACLE_SEED=$SEED)"
 	n=${#LOG[@]}
 	printf '# %s\n' "${LOG[@]:$((n > 12 ? n - 12 : 0))}"
@@ -72,9 +74,9 @@ invariant() {
 	read -r _ < $POL
 	read -r k < $KNOB; read -r b < $KFA
 	kernel_now
-	[ "$k" = "$M" ] || die "$1" "fault_around_order reads $k, the model says $M"
+	[ "$k" = "$M" ] || oracle_die "$1" "fault_around_order reads $k, the model says $M"
 	[ "$b" = $((PSZ << KN)) ] ||
-		die "$1" "kernel holds $b bytes, the model says order $KN (M=$M rules=${RULE:-none})"
+		oracle_die "$1" "kernel holds $b bytes, the model says order $KN (M=$M rules=${RULE:-none})"
 }
 
 # a random order list of 1..3 orders for mmstress
@@ -103,7 +105,7 @@ mms_kill() {
 	INT|TERM|PIPE) ;;	# restored: M stays (checked after the step)
 	*)			# left what it set last: one of $o or M
 		read -r k < $KNOB
-		case ",$o,$M," in *",$k,"*) ;; *) die "$1" "after SIG$sig: order $k is neither M=$M nor one of $o" ;; esac
+		case ",$o,$M," in *",$k,"*) ;; *) oracle_die "$1" "after SIG$sig: order $k is neither M=$M nor one of $o" ;; esac
 		[ "$k" != "$M" ] && VIA=mmtune
 		M=$k ;;
 	esac
@@ -113,11 +115,11 @@ step() {
 	rnd 99; r=$R
 	rnd "$MAX"; o=$R
 	if [ "$r" -lt 20 ]; then
-		echo "$o" > $KNOB || die "$1" "knob write $o failed"
+		echo "$o" > $KNOB || oracle_die "$1" "knob write $o failed"
 		M=$o VIA=mmtune; LOG+=("$1: knob $o")
 	elif [ "$r" -lt 34 ]; then
 		rnd 4; [ "$R" = 0 ] && o=default
-		echo "$o" > $PAR || die "$1" "parameter write $o failed"
+		echo "$o" > $PAR || oracle_die "$1" "parameter write $o failed"
 		[ "$o" = default ] && o=$DEF
 		M=$o VIA=mmtune; LOG+=("$1: parameter $o")
 	elif [ "$r" -lt 54 ]; then
@@ -130,31 +132,31 @@ step() {
 			[ "$o" = "$KN" ] && o=$M
 		fi
 		[ "$o" != "$KN" ] && VIA=kernel K=$o
-		echo $((PSZ << o)) > $KFA || die "$1" "fault_around_bytes write failed"
+		echo $((PSZ << o)) > $KFA || oracle_die "$1" "fault_around_bytes write failed"
 		M=$o; LOG+=("$1: fault_around_bytes order $o")
 	elif [ "$r" -lt 58 ]; then
-		"$CTL" set fault_around_order "$o" > /dev/null 2>&1 || die "$1" "mmtunectl set $o failed"
+		"$CTL" set fault_around_order "$o" > /dev/null 2>&1 || oracle_die "$1" "mmtunectl set $o failed"
 		M=$o VIA=mmtune; LOG+=("$1: mmtunectl set $o")
 	elif [ "$r" -lt 68 ]; then
 		a=$o; rnd "$MAX"; b=$R
 		rnd 1
 		if [ "$R" = 0 ]; then
 			env printf 'comm=mmt-orc-a order=%s\ncomm=mmt-orc-b order=%s\n' "$a" "$b" > $POL ||
-				die "$1" "policy write failed"
+				oracle_die "$1" "policy write failed"
 		else
 			"$CTL" policy set "comm=mmt-orc-a order=$a" "comm=mmt-orc-b order=$b" > /dev/null 2>&1 ||
-				die "$1" "mmtunectl policy set failed"
+				oracle_die "$1" "mmtunectl policy set failed"
 		fi
 		RULE=$(( a > b ? a : b )); LOG+=("$1: rules $a,$b")
 	elif [ "$r" -lt 74 ]; then
 		rnd 1
-		if [ "$R" = 0 ]; then echo clear > $POL || die "$1" "policy clear failed"
-		else "$CTL" policy clear > /dev/null 2>&1 || die "$1" "mmtunectl policy clear failed"; fi
+		if [ "$R" = 0 ]; then echo clear > $POL || oracle_die "$1" "policy clear failed"
+		else "$CTL" policy clear > /dev/null 2>&1 || oracle_die "$1" "mmtunectl policy clear failed"; fi
 		RULE=""; LOG+=("$1: clear")
 	elif [ "$r" -lt 82 ]; then
 		orders
 		"$MMS" seq --orders "$o" --size 64K --warmup 0 --quiet > /dev/null 2>&1 ||
-			die "$1" "mmstress --orders $o failed"
+			oracle_die "$1" "mmstress --orders $o failed"
 		LOG+=("$1: mmstress --orders $o")
 	elif [ "$r" -lt 86 ]; then
 		mms_kill "$1" INT

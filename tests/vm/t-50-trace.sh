@@ -122,12 +122,12 @@ echo 0 > $E/enable
 echo 0 > $MMT/stats_enable
 
 # --- two processes under two rules: order, rule, window and count
-# rules FROM: the rules again (their hits start at 0); hits NAME: a rule's.
-# (one write: a second write to the file is EINVAL; printf(1) buffers)
-rules() { env printf 'comm=mmsa order=2\ncomm=mmsb order=5\n' > $POL; }
+# two_rules: the two rules again (their hits start at 0); hits NAME: a
+# rule's. (one write: a second write to the file is EINVAL; printf(1) buffers)
+two_rules() { env printf 'comm=mmsa order=2\ncomm=mmsb order=5\n' > $POL; }
 hits() { sed -n "s/^comm=$1 order=[0-9]* #.* hits=\([0-9]*\).*/\1/p" $POL; }
 echo > $TR/trace
-rules
+two_rules
 echo 1 > $E/fault_around/enable
 seqrun mmsa; seqrun mmsb
 echo 0 > $E/fault_around/enable
@@ -148,7 +148,7 @@ done
 
 # --- a hist trigger, keyed by comm, order and rule
 if [ -e $E/fault_around/hist ]; then
-	rules
+	two_rules
 	echo "$HIST" > $E/fault_around/trigger
 	seqrun mmsa; seqrun mmsb
 	cat $E/fault_around/hist > $WORK/hist
@@ -166,11 +166,11 @@ fi
 if command -v perf > /dev/null && perf version > /dev/null 2>&1; then
 	expect_eq "perf list shows the 3 events" \
 		"$(perf list 'mmtune:*' 2>/dev/null | grep -c 'mmtune:[a-z_]* *\[Tracepoint event\]')" 3
-	rules
+	two_rules
 	perf stat -x, -e mmtune:fault_around -o $WORK/ps -- "$WORK/mmsa" seq -s 4M -f "$F" -q > /dev/null 2>&1
 	expect_eq "perf stat -e mmtune:fault_around = the rule's hits" \
 		"$(awk -F, '$3 == "mmtune:fault_around" { print $1 }' $WORK/ps)" "$(hits mmsa)"
-	rules
+	two_rules
 	(cd $WORK && perf record -q -e mmtune:fault_around -o $WORK/pr -- "$WORK/mmsb" seq -s 4M -f "$F" -q > /dev/null 2>&1)
 	expect_eq "perf record + script: events = the rule's hits" \
 		"$(perf script -i $WORK/pr 2>/dev/null | grep -c 'mmtune:fault_around:.* order=5 rule=1$')" "$(hits mmsb)"
@@ -180,7 +180,7 @@ fi
 
 # --- bpftrace: one map keyed by order sees two processes as two keys
 if command -v bpftrace > /dev/null; then
-	rules
+	two_rules
 	# "Attaching" comes before the probes are; output read back comes
 	# after: wait for the interval probe's "ready"
 	bpftrace -e 'tracepoint:mmtune:fault_around /comm == "mmsa" || comm == "mmsb"/ { @[args->order] = count(); }
@@ -199,7 +199,7 @@ fi
 
 # --- trace-cmd
 if command -v trace-cmd > /dev/null; then
-	rules
+	two_rules
 	(cd $WORK && trace-cmd record -q -b 4096 -e mmtune:fault_around -o $WORK/tc.dat -c -F "$WORK/mmsa" seq -s 4M -f "$F" -q > /dev/null 2>&1)
 	trace-cmd report -i $WORK/tc.dat > $WORK/tc 2>&1
 	n=$(grep -c 'fault_around:.* order=2 rule=0$' $WORK/tc)

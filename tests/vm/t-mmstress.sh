@@ -49,7 +49,7 @@ if ! load_module 2> "$WORK/err"; then
 	exit 1
 fi
 KNOB=$MMT/fault_around_order
-MAX=$(sed -n 's/^max_order: //p' $MMT/info)
+MAX=$(info max_order)
 ALL=$(seq -s, 0 "$MAX")
 
 # csvcol FILE COLUMN [NAME=VALUE...]: COLUMN of the data lines matching all

@@ -67,8 +67,8 @@ if ! load_module 2> "$WORK/err"; then
 	fail "insmod mmtune: $(errline)"
 	exit 1
 fi
-MAX=$(sed -n 's/^max_order: //p' $MMT/info)
-DEF=$(sed -n 's/^default_order: //p' $MMT/info)
+MAX=$(info max_order)
+DEF=$(info default_order)
 o=0
 while [ $o -le "$MAX" ]; do
 	run "$CTL" set fault_around_order $o
@@ -131,7 +131,7 @@ t_rc "get no_such_knob: exit 2" 2 "$CTL" get no_such_knob
 
 # --- the pfn_valid verb
 if [ -d $MMT/pfn_valid ]; then
-	IMPLS=$(sed -n 's/^pfn_valid_impls: //p' $MMT/info)
+	IMPLS=$(info pfn_valid_impls)
 	t_rc "pfn_valid" 0 "$CTL" pfn_valid
 	t_grep "pfn_valid: shows the strategies" out "^pfn_valid_impls +$IMPLS\$"
 	t_grep "pfn_valid: shows the mode" out '^mode: +off$'
