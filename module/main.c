@@ -138,6 +138,6 @@ module_init(mmtune_init);
 module_exit(mmtune_exit);
 
 MODULE_DESCRIPTION("Runtime fault-around and pfn_valid tuning with fault-path counters");
-MODULE_AUTHOR("mmtune developers");
+MODULE_AUTHOR("mmtune maintainers <mmtune@example.org>");
 MODULE_LICENSE("GPL");
 MODULE_VERSION(MMTUNE_VERSION);
