@@ -117,7 +117,7 @@ extern const struct mmtune_feature mmtune_policy_feature;
 /* sysfs policy/: @what is one of MMT_ABI_POLICY's names */
 int mmtune_policy_sysfs(const char *what, char *buf);
 
-/* pfn_valid.c: pfn_valid strategies, bench, cross-check, override. */
+/* pfn_valid_bench.c, on pfn_valid.c: strategies, bench, cross-check, override. */
 extern const struct mmtune_feature mmtune_pfn_valid_feature;
 /* debugfs pfn_valid/bench's text, for sysfs pfn_valid/ */
 void mmtune_pfn_valid_bench_show(struct seq_file *m);
