@@ -24,6 +24,7 @@
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
 #include <linux/uaccess.h>
@@ -443,22 +444,17 @@ static ssize_t order_read(struct file *file, char __user *ubuf, size_t count,
 static ssize_t order_write(struct file *file, const char __user *ubuf,
 			   size_t count, loff_t *ppos)
 {
+	char *buf = mmtune_write_get(ubuf, count, ppos, 15, false);
 	unsigned int order;
-	char buf[16];
 	int ret;
 
-	if (*ppos || !count || count >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, count))
-		return -EFAULT;
-	buf[count] = '\0';
-	if (strlen(buf) != count || mmtune_parse_order(buf, &order))
-		return -EINVAL;
-	ret = mmtune_fa_set_order(order);
-	if (ret)
-		return ret;
-	*ppos += count;
-	return count;
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	ret = mmtune_parse_order(buf, &order);
+	kfree(buf);
+	if (!ret)
+		ret = mmtune_fa_set_order(order);
+	return mmtune_write_done(ret, count, ppos);
 }
 
 static const struct file_operations order_fops = {

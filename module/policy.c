@@ -689,26 +689,16 @@ static int policy_apply_locked(char *buf)
 static ssize_t policy_write(struct file *file, const char __user *ubuf,
 			    size_t count, loff_t *ppos)
 {
-	char *buf;
+	char *buf = mmtune_write_get(ubuf, count, ppos, POLICY_WRITE_MAX, false);
 	int ret;
 
-	if (*ppos || !count || count > POLICY_WRITE_MAX)
-		return -EINVAL;
-	buf = memdup_user_nul(ubuf, count);
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
-	if (strlen(buf) != count) {
-		kfree(buf);
-		return -EINVAL;
-	}
 	mutex_lock(&policy_lock);
 	ret = policy_apply_locked(buf);
 	mutex_unlock(&policy_lock);
 	kfree(buf);
-	if (ret)
-		return ret;
-	*ppos += count;
-	return count;
+	return mmtune_write_done(ret, count, ppos);
 }
 
 static const struct file_operations policy_fops = {
