@@ -159,12 +159,12 @@ static void pfv_check_one(unsigned long pfn, struct pfv_tally *t)
 {
 	struct page *kpage = pfv_kernel_online_page(pfn);
 	int ref = !!mmtune_pfv_valid(MMTUNE_PV_STOCK, pfn);
-	unsigned int i;
+	unsigned int i, have = mmtune_pfv_have();
 
 	for (i = 0; i < MMTUNE_PV_NR; i++) {
 		bool bad = false;
 
-		if (!(mmtune_pfv_have() & BIT(i)))
+		if (!(have & BIT(i)))
 			continue;
 		t[i].checked++;
 		if (!!mmtune_pfv_valid(i, pfn) != ref) {
