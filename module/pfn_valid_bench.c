@@ -76,6 +76,8 @@
 #define PFV_DEADLINE_NS	(8ULL * NSEC_PER_SEC)	/* hard stop */
 #define PFV_VERIFY_FULL	BIT(21)			/* pfns checked one by one */
 #define PFV_ROWS	(MMTUNE_PV_NR + 1)	/* and the bare loop */
+#define PFV_BENCH_MAX	31			/* bytes of a write to bench */
+#define PFV_MODE_MAX	15			/* and to mode */
 
 enum { PFV_SEQ, PFV_RAND, PFV_HOLES, PFV_NR_PATTERNS };
 static const char *const pfv_patterns[PFV_NR_PATTERNS] = {
@@ -578,7 +580,7 @@ static int pfv_bench_parse(char *buf, unsigned int *count, int *pattern)
 static ssize_t bench_write(struct file *file, const char __user *ubuf,
 			   size_t count, loff_t *ppos)
 {
-	char *buf = mmtune_write_get(ubuf, count, ppos, 31, true);
+	char *buf = mmtune_write_get(ubuf, count, ppos, PFV_BENCH_MAX, true);
 	unsigned int n;
 	int pattern, ret;
 
@@ -614,7 +616,7 @@ static ssize_t mode_read(struct file *file, char __user *ubuf, size_t count,
 	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
 }
 
-/* The gate: a strategy only as the cross-check allows.  Holds the lock. */
+/* The gate: a strategy only as the cross-check allows.  Caller holds the lock. */
 static int pfv_set_mode(int mode)
 {
 	const char *name = mmtune_pfv_mode_name(mode), *why;
@@ -649,7 +651,7 @@ static int pfv_set_mode(int mode)
 static ssize_t mode_write(struct file *file, const char __user *ubuf,
 			  size_t count, loff_t *ppos)
 {
-	char *buf = mmtune_write_get(ubuf, count, ppos, 15, true);
+	char *buf = mmtune_write_get(ubuf, count, ppos, PFV_MODE_MAX, true);
 	int mode, ret;
 
 	if (IS_ERR(buf))
@@ -674,7 +676,7 @@ static const struct file_operations mode_fops = {
  * ---- module parameter pfn_valid_mode: debugfs pfn_valid/mode in the
  * place lockdown leaves writable.  A value given at load waits for init
  * (pfv_pending); every set holds the module's parameter lock, then
- * pfv_lock.
+ * mmtune_pfv_lock.
  */
 static enum { PFV_LOADING, PFV_READY, PFV_GONE } pfv_state;
 static char pfv_pending[16];
@@ -689,7 +691,7 @@ static int mode_param_set(const char *val, const struct kernel_param *kp)
 	strreplace(buf, '\n', '\0');
 	mutex_lock(&mmtune_pfv_lock);
 	if (pfv_state == PFV_LOADING) {
-		/* pfv_have is not known yet: init checks the name */
+		/* the strategies are not known yet: init checks the name */
 		strscpy(pfv_pending, buf, sizeof(pfv_pending));
 		ret = 0;
 	} else if (pfv_state == PFV_GONE) {
