@@ -24,6 +24,7 @@
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
 #include <linux/uaccess.h>
@@ -190,8 +191,8 @@ static int fa_set_order_locked(unsigned int order, enum mmtune_order_src src)
 	if (ret)
 		return ret;
 	if (now != bytes) {
-		pr_err("fault-around size reads %llu after writing %llu\n",
-		       now, bytes);
+		pr_err_ratelimited("fault-around size reads %llu after writing %llu\n",
+				   now, bytes);
 		return -EIO;
 	}
 	fa_trace_change(old, bytes, src);
@@ -216,8 +217,8 @@ static int fa_sync_locked(u64 *live)
 	fa_base_ours = false;
 	fa_trace_change(old, *live, MMT_SRC_KERNEL);
 	if (fa_raised)
-		pr_info("fault-around order set to %u through the kernel's own file: the base order under the policy\n",
-			mmtune_fa_base);
+		pr_info_ratelimited("fault-around order set to %u through the kernel's own file: the base order under the policy\n",
+				    mmtune_fa_base);
 	return 0;
 }
 
@@ -338,8 +339,8 @@ void mmtune_fa_unraise(void)
 	mutex_lock(&fa_lock);
 	fa_raised = false;
 	if (fa_state == FA_READY && fa_apply_locked(false, MMT_SRC_RESTORE))
-		pr_err("could not put the base fault-around order %u back\n",
-		       mmtune_fa_base);
+		pr_err_ratelimited("could not put the base fault-around order %u back\n",
+				   mmtune_fa_base);
 	mutex_unlock(&fa_lock);
 }
 
@@ -347,8 +348,8 @@ void mmtune_fa_sync(void)
 {
 	mutex_lock(&fa_lock);
 	if (fa_state == FA_READY && fa_apply_locked(false, MMT_SRC_RAISE))
-		pr_err("could not raise the fault-around order to %u\n",
-		       fa_want());
+		pr_err_ratelimited("could not raise the fault-around order to %u\n",
+				   fa_want());
 	mutex_unlock(&fa_lock);
 }
 
@@ -391,8 +392,9 @@ static int order_param_set(const char *val, const struct kernel_param *kp)
 	int ret;
 
 	if (mmtune_parse_order(val, &order)) {
-		pr_err("fault_around_order: '%.*s' is not an order 0..%u or 'default'\n",
-		       (int)strcspn(val, "\n"), val, mmtune_max_order());
+		pr_info_ratelimited("fault_around_order: '%.*s' is not an order 0..%u or 'default'\n",
+				    (int)strcspn(val, "\n"), val,
+				    mmtune_max_order());
 		return -EINVAL;
 	}
 	mutex_lock(&fa_lock);
@@ -443,22 +445,17 @@ static ssize_t order_read(struct file *file, char __user *ubuf, size_t count,
 static ssize_t order_write(struct file *file, const char __user *ubuf,
 			   size_t count, loff_t *ppos)
 {
+	char *buf = mmtune_write_get(ubuf, count, ppos, 15, false);
 	unsigned int order;
-	char buf[16];
 	int ret;
 
-	if (*ppos || !count || count >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, count))
-		return -EFAULT;
-	buf[count] = '\0';
-	if (strlen(buf) != count || mmtune_parse_order(buf, &order))
-		return -EINVAL;
-	ret = mmtune_fa_set_order(order);
-	if (ret)
-		return ret;
-	*ppos += count;
-	return count;
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	ret = mmtune_parse_order(buf, &order);
+	kfree(buf);
+	if (!ret)
+		ret = mmtune_fa_set_order(order);
+	return mmtune_write_done(ret, count, ppos);
 }
 
 static const struct file_operations order_fops = {

@@ -6,10 +6,13 @@
  * unloading restores what was found at load and removes every hook.
  */
 #include <linux/debugfs.h>
+#include <linux/err.h>
 #include <linux/kernel.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/string.h>
 
 #include "mmtune.h"
 
@@ -41,6 +44,33 @@ void mmtune_info_show(struct seq_file *m)
 	for (i = 0; i < features_up; i++)
 		if (features[i]->info)
 			features[i]->info(m);
+}
+
+char *mmtune_write_get(const char __user *ubuf, size_t count, loff_t *ppos,
+		       size_t max, bool chomp)
+{
+	char *buf;
+
+	if (*ppos || !count || count > max)
+		return ERR_PTR(-EINVAL);
+	buf = memdup_user_nul(ubuf, count);
+	if (IS_ERR(buf))
+		return buf;
+	if (strlen(buf) != count) {
+		kfree(buf);
+		return ERR_PTR(-EINVAL);
+	}
+	if (chomp && buf[count - 1] == '\n')
+		buf[count - 1] = '\0';
+	return buf;
+}
+
+ssize_t mmtune_write_done(int ret, size_t count, loff_t *ppos)
+{
+	if (ret)
+		return ret;
+	*ppos += count;
+	return count;
 }
 
 static int info_show(struct seq_file *m, void *v)
@@ -108,6 +138,6 @@ module_init(mmtune_init);
 module_exit(mmtune_exit);
 
 MODULE_DESCRIPTION("Runtime fault-around and pfn_valid tuning with fault-path counters");
-MODULE_AUTHOR("mmtune developers");
+MODULE_AUTHOR("mmtune maintainers <mmtune@example.org>");
 MODULE_LICENSE("GPL");
 MODULE_VERSION(MMTUNE_VERSION);

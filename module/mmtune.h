@@ -37,6 +37,18 @@ struct mmtune_feature {
 /* main.c: debugfs info's text (also sysfs info/, sysfs.c). */
 void mmtune_info_show(struct seq_file *m);
 
+/*
+ * main.c: how every debugfs write handler of the module takes its write.
+ * mmtune_write_get(): the whole write at offset 0, 1..@max bytes with no
+ * NUL byte in it, as a NUL-terminated copy to kfree() (with @chomp,
+ * without its one trailing newline); else ERR_PTR(-EINVAL), -EFAULT or
+ * -ENOMEM.  mmtune_write_done(): the handler's return, @ret when it is an
+ * error, else the write consumed.
+ */
+char *mmtune_write_get(const char __user *ubuf, size_t count, loff_t *ppos,
+		       size_t max, bool chomp);
+ssize_t mmtune_write_done(int ret, size_t count, loff_t *ppos);
+
 /* sysfs.c: /sys/kernel/mm/mmtune/, read-only state; last feature up. */
 extern const struct mmtune_feature mmtune_sysfs_feature;
 
@@ -105,7 +117,7 @@ extern const struct mmtune_feature mmtune_policy_feature;
 /* sysfs policy/: @what is one of MMT_ABI_POLICY's names */
 int mmtune_policy_sysfs(const char *what, char *buf);
 
-/* pfn_valid.c: pfn_valid strategies, bench, cross-check, override. */
+/* pfn_valid_bench.c, on pfn_valid.c: strategies, bench, cross-check, override. */
 extern const struct mmtune_feature mmtune_pfn_valid_feature;
 /* debugfs pfn_valid/bench's text, for sysfs pfn_valid/ */
 void mmtune_pfn_valid_bench_show(struct seq_file *m);

@@ -310,7 +310,7 @@ static __printf(2, 3) int reject(unsigned int line, const char *fmt, ...)
 	va_start(ap, fmt);
 	vaf.fmt = fmt;
 	vaf.va = &ap;
-	pr_info("policy: line %u: %pV\n", line, &vaf);
+	pr_info_ratelimited("policy: line %u: %pV\n", line, &vaf);
 	va_end(ap);
 	return -EINVAL;
 }
@@ -380,15 +380,15 @@ static int parse_pid(const char *val, struct policy_rule *r,
 	}
 	pid = find_get_pid(nr);
 	if (!pid) {
-		pr_info("policy: line %u: no process %d\n", line, nr);
+		pr_info_ratelimited("policy: line %u: no process %d\n", line, nr);
 		return -ESRCH;
 	}
 	rcu_read_lock();
 	leader = pid_task(pid, PIDTYPE_TGID);
 	rcu_read_unlock();
 	if (!leader) {
-		pr_info("policy: line %u: %d is not a process (thread group) id\n",
-			line, nr);
+		pr_info_ratelimited("policy: line %u: %d is not a process (thread group) id\n",
+				    line, nr);
 		put_pid(pid);
 		return -ESRCH;
 	}
@@ -410,8 +410,8 @@ static int parse_cgroup(const char *val, struct policy_rule *r,
 		return -ENOMEM;
 	cgrp = cgroup_get_from_path(val);
 	if (IS_ERR(cgrp)) {
-		pr_info("policy: line %u: cgroup %s: %ld\n", line, val,
-			PTR_ERR(cgrp));
+		pr_info_ratelimited("policy: line %u: cgroup %s: %ld\n", line,
+				    val, PTR_ERR(cgrp));
 		return PTR_ERR(cgrp);
 	}
 	r->cgrp = cgrp;
@@ -689,26 +689,16 @@ static int policy_apply_locked(char *buf)
 static ssize_t policy_write(struct file *file, const char __user *ubuf,
 			    size_t count, loff_t *ppos)
 {
-	char *buf;
+	char *buf = mmtune_write_get(ubuf, count, ppos, POLICY_WRITE_MAX, false);
 	int ret;
 
-	if (*ppos || !count || count > POLICY_WRITE_MAX)
-		return -EINVAL;
-	buf = memdup_user_nul(ubuf, count);
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
-	if (strlen(buf) != count) {
-		kfree(buf);
-		return -EINVAL;
-	}
 	mutex_lock(&policy_lock);
 	ret = policy_apply_locked(buf);
 	mutex_unlock(&policy_lock);
 	kfree(buf);
-	if (ret)
-		return ret;
-	*ppos += count;
-	return count;
+	return mmtune_write_done(ret, count, ppos);
 }
 
 static const struct file_operations policy_fops = {

@@ -83,19 +83,16 @@ static void stats_since_reset(struct mmtune_pcpu_stats *s)
 static int parse_bool_write(const char __user *ubuf, size_t count,
 			    loff_t *ppos, bool *val)
 {
-	char buf[4];
+	char *buf = mmtune_write_get(ubuf, count, ppos, 2, true);
+	int ret = 0;
 
-	if (*ppos || !count || count > 2)
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, count))
-		return -EFAULT;
-	buf[count] = '\0';
-	if (count == 2 && buf[1] != '\n')
-		return -EINVAL;
-	if (buf[0] != '0' && buf[0] != '1')
-		return -EINVAL;
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	if (strcmp(buf, "0") && strcmp(buf, "1"))
+		ret = -EINVAL;
 	*val = buf[0] == '1';
-	return 0;
+	kfree(buf);
+	return ret;
 }
 
 /* ---- stats ---- */
@@ -173,13 +170,11 @@ static ssize_t stats_write(struct file *file, const char __user *ubuf,
 	int ret;
 
 	ret = parse_bool_write(ubuf, count, ppos, &one);
-	if (ret)
-		return ret;
-	if (one)
-		return -EINVAL;		/* only "0": reset */
-	stats_reset();
-	*ppos += count;
-	return count;
+	if (!ret && one)
+		ret = -EINVAL;		/* only "0": reset */
+	if (!ret)
+		stats_reset();
+	return mmtune_write_done(ret, count, ppos);
 }
 
 static const struct file_operations stats_fops = {
@@ -222,15 +217,12 @@ static ssize_t enable_write(struct file *file, const char __user *ubuf,
 	int ret;
 
 	ret = parse_bool_write(ubuf, count, ppos, &on);
-	if (ret)
-		return ret;
-	mutex_lock(&stats_lock);
-	ret = set_enable_locked(on);
-	mutex_unlock(&stats_lock);
-	if (ret)
-		return ret;
-	*ppos += count;
-	return count;
+	if (!ret) {
+		mutex_lock(&stats_lock);
+		ret = set_enable_locked(on);
+		mutex_unlock(&stats_lock);
+	}
+	return mmtune_write_done(ret, count, ppos);
 }
 
 static const struct file_operations enable_fops = {
@@ -253,13 +245,9 @@ static ssize_t latency_enable_write(struct file *file,
 	int ret;
 
 	ret = parse_bool_write(ubuf, count, ppos, &on);
-	if (ret)
-		return ret;
-	ret = mmtune_hooks_set_latency(on);
-	if (ret)
-		return ret;
-	*ppos += count;
-	return count;
+	if (!ret)
+		ret = mmtune_hooks_set_latency(on);
+	return mmtune_write_done(ret, count, ppos);
 }
 
 static const struct file_operations latency_enable_fops = {
