@@ -26,11 +26,15 @@
  * callback and restored from ftrace_regs when it returns, so a callback can
  * read and also change them.  Without it (arm64 before 6.2) only an ops
  * with FTRACE_OPS_FL_SAVE_REGS gets them, through a full pt_regs.
+ * FTRACE_OPS_FL_RECURSION (5.11 on, every target; an enum, so no #ifdef
+ * can ask) has ftrace guard the callback against recursion and keep
+ * preemption off around it.
  */
 #ifdef CONFIG_DYNAMIC_FTRACE_WITH_ARGS
-#define MMTUNE_FTRACE_OPS_FLAGS	0
+#define MMTUNE_FTRACE_OPS_FLAGS	FTRACE_OPS_FL_RECURSION
 #else
-#define MMTUNE_FTRACE_OPS_FLAGS	FTRACE_OPS_FL_SAVE_REGS
+#define MMTUNE_FTRACE_OPS_FLAGS	(FTRACE_OPS_FL_SAVE_REGS | \
+				 FTRACE_OPS_FL_RECURSION)
 #endif
 
 /* 6.13 made struct ftrace_regs opaque: arch_ftrace_regs() opens it. */
@@ -76,7 +80,7 @@ static __always_inline unsigned long mmtune_fregs_arg(struct ftrace_regs *fregs,
  * Change argument @n (0-based) of the traced function before it runs.
  * Returns false where we do not know how (then nothing is changed).  The
  * hooks' self-test checks this on the running kernel before anyone may
- * rely on it (see mmtune_hooks_can_modify_args()).
+ * rely on it (see mmtune_hooks_args_writable()).
  */
 static __always_inline bool mmtune_fregs_set_arg(struct ftrace_regs *fregs,
 						 unsigned int n,
@@ -143,15 +147,6 @@ static __always_inline bool mmtune_fregs_set_arg(struct ftrace_regs *fregs,
 	return false;
 #endif
 }
-
-/* ---- the recursion guard of ftrace callbacks ---- */
-
-/*
- * ftrace_test_recursion_trylock() exists with this meaning since 5.11,
- * i.e. on every target; it also disables preemption until the unlock.
- */
-#define mmtune_ftrace_trylock(ip, pip)	ftrace_test_recursion_trylock(ip, pip)
-#define mmtune_ftrace_unlock(bit)	ftrace_test_recursion_unlock(bit)
 
 /* ---- where fault-around sets PTEs ---- */
 

@@ -31,7 +31,7 @@
 
 #include "mmtune.h"
 #include "mmtune_abi.h"
-#include "mmtune_trace.h"
+#include "mmtune_trace_order.h"
 
 typedef int (*attr_get_t)(void *data, u64 *val);
 typedef int (*attr_set_t)(void *data, u64 val);

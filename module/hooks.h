@@ -1,81 +1,123 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * mmtune: the fault-path hooks (hooks.c) and the counters they feed
- * (stats.c).
+ * mmtune: the fault-path hooks as a layer (hooks.c) and its named users.
+ *
+ * The layer knows the places (enum mmtune_hook_id) and how to hook them;
+ * it knows nothing of what its users do there.  A user (stats' counters
+ * and latency in stats.c, the policy in policy.c, the trace events in
+ * trace.c) gives a callback per hook it listens to and the set of hooks
+ * it needs placed; mmtune_hooks_get() places those no one holds yet,
+ * self-tests them and makes the user's callbacks live,
+ * mmtune_hooks_put() takes them back and removes what no one holds.
  */
 #ifndef MMTUNE_HOOKS_H
 #define MMTUNE_HOOKS_H
 
-#include <linux/percpu.h>
+#include <linux/kprobes.h>
 #include <linux/seq_file.h>
 #include <linux/types.h>
 
-/* Counters, per CPU, summed on read. */
-enum mmtune_ctr {
-	MMT_CTR_FAULTS,			/* handle_mm_fault calls */
-	MMT_CTR_FA_CALLS,		/* filemap_map_pages calls */
-	MMT_CTR_FA_REQUESTED,		/* sum of end - start + 1 */
-	MMT_CTR_FA_MAPPED,		/* PTEs those calls set */
-	MMT_CTR_LAT_UNCLASSIFIED,	/* timed faults not classified */
-	MMT_CTR_NR
-};
+struct ftrace_regs;
 
-/* log2 buckets: bucket b holds [2^(b-1), 2^b) ns, bucket 0 holds 0 ns. */
-#define MMT_LAT_BUCKETS	48
-
-enum mmtune_lat_kind {
-	MMT_LAT_FA,			/* fault that called filemap_map_pages */
-	MMT_LAT_NOFA,			/* any other fault */
-	MMT_LAT_KINDS
-};
-
-struct mmtune_pcpu_stats {
-	u64 ctr[MMT_CTR_NR];
-	u64 lat[MMT_LAT_KINDS][MMT_LAT_BUCKETS];
-};
-
-/* stats.c: allocated at init, never NULL while a hook is registered. */
-extern struct mmtune_pcpu_stats __percpu *mmtune_pcpu;
-
-static __always_inline void mmtune_ctr_add(enum mmtune_ctr c, u64 n)
-{
-	this_cpu_add(mmtune_pcpu->ctr[c], n);
-}
-
-static __always_inline void mmtune_lat_add(enum mmtune_lat_kind k,
-					   unsigned int bucket)
-{
-	this_cpu_inc(mmtune_pcpu->lat[k][bucket]);
-}
-
-/* hooks.c */
 enum mmtune_hook_state {
-	MMT_HOOK_OFF,		/* placeable, not registered */
-	MMT_HOOK_ON,		/* registered */
+	MMT_HOOK_OFF,		/* placeable, not placed */
+	MMT_HOOK_ON,		/* placed (or stood in for, see below) */
 	MMT_HOOK_UNAVAILABLE,	/* cannot be placed on this kernel */
 };
 
 enum mmtune_hook_id {
-	MMT_HOOK_FAULT,		/* handle_mm_fault entry */
-	MMT_HOOK_FAULT_AROUND,	/* filemap_map_pages entry */
-	MMT_HOOK_SET_PTE,	/* the PTE setter called by fault-around */
-	MMT_HOOK_LATENCY,	/* handle_mm_fault entry + return */
+	MMT_HOOK_FAULT,		/* handle_mm_fault entry (ftrace) */
+	MMT_HOOK_FAULT_AROUND,	/* filemap_map_pages entry (ftrace) */
+	MMT_HOOK_SET_PTE,	/* the PTE setter, fault-around's calls only */
+	MMT_HOOK_LATENCY,	/* handle_mm_fault entry + return (kretprobe) */
 	MMT_HOOK_NR
 };
 
+/*
+ * The users, in the order their callbacks run on one call: the policy
+ * narrows filemap_map_pages' window first, the trace event shows the
+ * window before and after, the counters see the window the kernel gets.
+ */
+enum mmtune_hook_slot {
+	MMT_SLOT_POLICY,
+	MMT_SLOT_TRACE,
+	MMT_SLOT_STATS,
+	MMT_HOOK_SLOTS
+};
+
+/*
+ * One call of an ftrace hook, as its callbacks see it, on the stack of
+ * the dispatcher: the traced function's arguments (@fregs) and the pages
+ * of the PTE setter's call (@nr, 1 where the setter maps one page).  The
+ * rest is what an earlier callback tells later ones: the window the
+ * kernel asked for before the policy narrowed it, the policy's rule (-1:
+ * none) and order, valid if @narrowed.  Small: the dispatcher clears it
+ * on every call.
+ */
+struct mmtune_hook_call {
+	struct ftrace_regs *fregs;
+	unsigned long req_start, req_end;
+	unsigned int nr;
+	s16 rule, order;
+	bool narrowed;
+};
+
+typedef void (*mmtune_hook_fn)(struct mmtune_hook_call *c);
+
+/*
+ * A user.  @fn[id]: its callback on ftrace hook @id (NULL: none), called
+ * while the user holds its hooks (between get and put) and the hook is
+ * placed, whoever placed it, or while mmtune_hook_listen() says so.
+ * @wants: BIT(id) of the hooks that get places for it.  A kretprobe hook
+ * (MMT_HOOK_LATENCY) has one holder, whose @krp_entry/@krp_return run with
+ * @krp_data_size bytes of per-call data.  @permanent: while the user holds
+ * hooks, "sysctl kernel.ftrace_enabled=0" is refused (EBUSY), as for
+ * livepatch, since its hooks stopping silently would be wrong.
+ */
+struct mmtune_hook_user {
+	const char *name;
+	enum mmtune_hook_slot slot;
+	unsigned long wants;
+	mmtune_hook_fn fn[MMT_HOOK_NR];
+	kretprobe_handler_t krp_entry, krp_return;
+	size_t krp_data_size;
+	bool permanent;
+	/* the layer's */
+	unsigned long held;	/* BIT(id) of the hooks placed for it */
+	bool on;		/* between get and put */
+};
+
+/* main.c: before and after every feature. */
 int mmtune_hooks_init(void);
 void mmtune_hooks_exit(void);
-int mmtune_hooks_enable(void);
-void mmtune_hooks_disable(void);
-int mmtune_hooks_policy_enable(void);	/* policy.c: rules exist */
-void mmtune_hooks_policy_disable(void);
-bool mmtune_hooks_enabled(void);
-int mmtune_hooks_set_latency(bool on);
-bool mmtune_hooks_latency_wanted(void);
-bool mmtune_hooks_latency_classified(void);
-enum mmtune_hook_state mmtune_hook_state(enum mmtune_hook_id id);
-bool mmtune_ctr_available(enum mmtune_ctr c);
-unsigned long mmtune_hooks_latency_missed(void);
 void mmtune_hooks_info(struct seq_file *m);
+
+/*
+ * Places what @u wants (a hook that cannot be placed is marked unavailable
+ * and left out of u->held) and makes its callbacks live.  An error only
+ * for real trouble (memory, ftrace refusing a registration, EBUSY for a
+ * permanent user while ftrace_enabled is 0); nothing is held then.
+ */
+int mmtune_hooks_get(struct mmtune_hook_user *u);
+/* Undoes get; the user's callbacks have returned when it does. */
+void mmtune_hooks_put(struct mmtune_hook_user *u);
+/* @u's callback on @id live (or not) without get: no lock, any context. */
+void mmtune_hook_listen(struct mmtune_hook_user *u, enum mmtune_hook_id id,
+			bool on);
+
+enum mmtune_hook_state mmtune_hook_state(enum mmtune_hook_id id);
+bool mmtune_hook_held(const struct mmtune_hook_user *u,
+		      enum mmtune_hook_id id);
+/*
+ * Another hook does @id's work (@note says which; NULL: no longer): info
+ * shows @id on with that note while it is not placed.
+ */
+void mmtune_hook_stand_in(enum mmtune_hook_id id, const char *note);
+/* A note info shows for @id instead of the layer's own (NULL: none). */
+void mmtune_hook_user_note(enum mmtune_hook_id id, const char *note);
+/* Whether the self-test proved that a callback's argument change arrives. */
+bool mmtune_hooks_args_writable(void);
+/* Calls a kretprobe hook skipped since load (monotonic). */
+unsigned long mmtune_hook_missed(enum mmtune_hook_id id);
 
 #endif /* MMTUNE_HOOKS_H */

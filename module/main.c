@@ -6,22 +6,24 @@
  * unloading restores what was found at load and removes every hook.
  */
 #include <linux/debugfs.h>
-#include <linux/err.h>
 #include <linux/kernel.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/seq_file.h>
-#include <linux/slab.h>
-#include <linux/string.h>
 
 #include "mmtune.h"
+#include "hooks.h"
 
-/* Brought up in this order, taken down in reverse. */
+/*
+ * Brought up in this order, taken down in reverse.  The hooks layer
+ * (hooks.c) is up before the first and down after the last, so the users
+ * of its hooks (stats, policy) may come in any order.
+ */
 static const struct mmtune_feature *const features[] = {
 	&mmtune_fault_around_feature,
 	&mmtune_pfn_valid_feature,
 	&mmtune_stats_feature,
-	&mmtune_policy_feature,	/* after stats: uses its hooks */
+	&mmtune_policy_feature,
 	&mmtune_sysfs_feature,	/* last: shows all of the above */
 };
 
@@ -29,7 +31,7 @@ static struct dentry *mmtune_dir;
 static int features_up;
 
 /* features_up only grows during init, before any file exists. */
-void mmtune_info_show(struct seq_file *m)
+static void mmtune_info_show(struct seq_file *m)
 {
 	int i;
 
@@ -44,33 +46,6 @@ void mmtune_info_show(struct seq_file *m)
 	for (i = 0; i < features_up; i++)
 		if (features[i]->info)
 			features[i]->info(m);
-}
-
-char *mmtune_write_get(const char __user *ubuf, size_t count, loff_t *ppos,
-		       size_t max, bool chomp)
-{
-	char *buf;
-
-	if (*ppos || !count || count > max)
-		return ERR_PTR(-EINVAL);
-	buf = memdup_user_nul(ubuf, count);
-	if (IS_ERR(buf))
-		return buf;
-	if (strlen(buf) != count) {
-		kfree(buf);
-		return ERR_PTR(-EINVAL);
-	}
-	if (chomp && buf[count - 1] == '\n')
-		buf[count - 1] = '\0';
-	return buf;
-}
-
-ssize_t mmtune_write_done(int ret, size_t count, loff_t *ppos)
-{
-	if (ret)
-		return ret;
-	*ppos += count;
-	return count;
 }
 
 static int info_show(struct seq_file *m, void *v)
@@ -97,11 +72,17 @@ static int __init mmtune_init(void)
 	ret = mmtune_symbols_init();
 	if (ret)
 		return ret;
+	ret = mmtune_hooks_init();
+	if (ret) {
+		mmtune_symbols_done();
+		return ret;
+	}
 
 	/*
 	 * Without debugfs (disabled, or refused under lockdown) the module
 	 * still works through its parameter; the files are then simply absent.
 	 */
+	mmtune_sysfs_info_source(mmtune_info_show);
 	mmtune_dir = debugfs_create_dir("mmtune", NULL);
 	if (IS_ERR(mmtune_dir))
 		pr_info("no debugfs (%ld): only the module parameter is available\n",
@@ -124,6 +105,7 @@ unwind:
 	mmtune_symbols_done();
 	debugfs_remove_recursive(mmtune_dir);
 	features_down();
+	mmtune_hooks_exit();
 	return ret;
 }
 
@@ -132,6 +114,7 @@ static void __exit mmtune_exit(void)
 	/* No file can reach a feature once the directory is gone. */
 	debugfs_remove_recursive(mmtune_dir);
 	features_down();
+	mmtune_hooks_exit();	/* every user has given its hooks back */
 }
 
 module_init(mmtune_init);

@@ -34,11 +34,8 @@ struct mmtune_feature {
 	void (*info)(struct seq_file *m);
 };
 
-/* main.c: debugfs info's text (also sysfs info/, sysfs.c). */
-void mmtune_info_show(struct seq_file *m);
-
 /*
- * main.c: how every debugfs write handler of the module takes its write.
+ * write.c: how every debugfs write handler of the module takes its write.
  * mmtune_write_get(): the whole write at offset 0, 1..@max bytes with no
  * NUL byte in it, as a NUL-terminated copy to kfree() (with @chomp,
  * without its one trailing newline); else ERR_PTR(-EINVAL), -EFAULT or
@@ -49,8 +46,13 @@ char *mmtune_write_get(const char __user *ubuf, size_t count, loff_t *ppos,
 		       size_t max, bool chomp);
 ssize_t mmtune_write_done(int ret, size_t count, loff_t *ppos);
 
-/* sysfs.c: /sys/kernel/mm/mmtune/, read-only state; last feature up. */
+/*
+ * sysfs.c: /sys/kernel/mm/mmtune/, read-only state; last feature up.  Its
+ * info/ shows the text of debugfs info, which main.c hands it (so that
+ * sysfs.c need not call into main.c, which lists it as a feature).
+ */
 extern const struct mmtune_feature mmtune_sysfs_feature;
+void mmtune_sysfs_info_source(void (*show)(struct seq_file *m));
 
 /* symbols.c: kernel symbols the kernel does not export to modules. */
 int mmtune_symbols_init(void);
@@ -59,6 +61,9 @@ void mmtune_symbols_info(struct seq_file *m);
 unsigned long mmtune_lookup_name(const char *name);
 unsigned long mmtune_lookup_func(const char *name);
 unsigned long mmtune_lookup_callable(const char *name);
+bool mmtune_lookup_renamed(const char *name, char *buf, size_t len);
+unsigned int mmtune_lookup_func_copies(const char *name, unsigned long *addrs,
+				       unsigned int max);
 bool mmtune_symbol_is(unsigned long addr, const char *name, bool at_start);
 unsigned long mmtune_symbol_size(unsigned long addr);
 bool mmtune_in_kernel_text(unsigned long addr);
@@ -107,12 +112,12 @@ void mmtune_fa_sync(void);
 int mmtune_parse_order(const char *buf, unsigned int *order);
 bool mmtune_fa_available(void);
 
-/* stats.c: fault-path counters and hooks (hooks.c, hooks.h). */
+/* stats.c: fault-path counters and latency (stats.h), users of hooks.h. */
 extern const struct mmtune_feature mmtune_stats_feature;
 void mmtune_stats_snapshot(struct mmtune_pcpu_stats *s, unsigned long *missed);
 const char *mmtune_ctr_name(unsigned int i);
 
-/* policy.c: per-process fault-around orders (policy.h for the hooks). */
+/* policy.c: per-process fault-around orders, a user of hooks.h. */
 extern const struct mmtune_feature mmtune_policy_feature;
 /* sysfs policy/: @what is one of MMT_ABI_POLICY's names */
 int mmtune_policy_sysfs(const char *what, char *buf);

@@ -36,7 +36,8 @@
  * at zero with every write.
  *
  * Mechanism.  While rules exist, the policy holds the filemap_map_pages
- * entry hook of hooks.c, also with stats off.  The kernel's own fault-around size is raised to
+ * entry hook of the hooks layer (hooks.c), also with stats off.  The
+ * kernel's own fault-around size is raised to
  * the largest order a rule or the default needs, and the hook narrows
  * every window [start_pgoff, end_pgoff] around the faulting page to the
  * order of the first matching rule, or to the default order D: the order
@@ -100,7 +101,6 @@
 #include "mmtune_abi.h"
 #include "compat.h"
 #include "hooks.h"
-#include "policy.h"
 
 #define POLICY_MAX_RULES	32
 #define POLICY_WRITE_MAX	16384	/* 32 rules with 255-byte cgroup paths */
@@ -206,9 +206,16 @@ static __always_inline unsigned int match(const struct policy_set *set)
 	return i;
 }
 
-int notrace mmtune_policy_fault_around(struct ftrace_regs *fregs,
-				       int *order_out)
+/*
+ * The filemap_map_pages callback, first of the hook's users: narrows the
+ * window [start_pgoff, end_pgoff] (arguments 1 and 2) to the order of the
+ * first rule that matches the task, or to the default order when none
+ * does.  It only ever shrinks the window.  Tells the later callbacks (the
+ * trace event) the window asked for, the rule (-1: none) and the order.
+ */
+static void notrace policy_fault_around(struct mmtune_hook_call *c)
 {
+	struct ftrace_regs *fregs = c->fregs;
 	const struct vm_fault *vmf = (void *)mmtune_fregs_arg(fregs, 0);
 	unsigned long start = mmtune_fregs_arg(fregs, 1);
 	unsigned long end = mmtune_fregs_arg(fregs, 2);
@@ -219,17 +226,20 @@ int notrace mmtune_policy_fault_around(struct ftrace_regs *fregs,
 	/* preemption is off: an RCU-sched read-side section */
 	set = rcu_dereference_sched(policy);
 	if (!set || !vmf)
-		return -1;
+		return;
 	idx = match(set);
 	order = idx < set->nr ? set->rule[idx].order : READ_ONCE(mmtune_fa_base);
 	this_cpu_inc(set->ctr[idx].hits);
 	WRITE_ONCE(slot_of_current()->v, (unsigned long)current | idx);
-	if (order_out)
-		*order_out = order;
+	c->narrowed = true;
+	c->req_start = start;
+	c->req_end = end;
+	c->rule = idx < set->nr ? idx : -1;
+	c->order = order;
 
 	pgoff = vmf->pgoff;
 	if (start > pgoff || pgoff > end)
-		return idx < set->nr ? idx : -1;	/* not a window around the fault */
+		return;		/* not a window around the fault */
 	/*
 	 * The aligned block of 2^order pages holding the fault, in page
 	 * table slots: "before" slots of it precede the faulting page.
@@ -241,10 +251,15 @@ int notrace mmtune_policy_fault_around(struct ftrace_regs *fregs,
 		mmtune_fregs_set_arg(fregs, 1, pgoff - before);
 	if (end - pgoff > after)
 		mmtune_fregs_set_arg(fregs, 2, pgoff + after);
-	return idx < set->nr ? idx : -1;
 }
 
-void notrace mmtune_policy_mapped(unsigned long nr)
+/*
+ * The PTE setter's callback: @c->nr pages mapped by fault-around, for the
+ * rule the task's last filemap_map_pages call matched.  That hook is the
+ * counters' (a call per PTE that the policy alone does not pay for): the
+ * policy only listens to it while stats_enable is 1.
+ */
+static void notrace policy_mapped(struct mmtune_hook_call *c)
 {
 	struct policy_set *set = rcu_dereference_sched(policy);
 	unsigned long v = READ_ONCE(slot_of_current()->v);
@@ -252,7 +267,44 @@ void notrace mmtune_policy_mapped(unsigned long nr)
 
 	if (!set || (v & ~SLOT_TAG) != (unsigned long)current || idx > set->nr)
 		return;
-	this_cpu_add(set->ctr[idx].pages, nr);
+	this_cpu_add(set->ctr[idx].pages, c->nr);
+}
+
+/*
+ * The policy as a user of the hooks: it holds filemap_map_pages while
+ * rules exist, with or without stats, and keeps ftrace_enabled on.
+ */
+static struct mmtune_hook_user policy_user = {
+	.name		= "policy",
+	.slot		= MMT_SLOT_POLICY,
+	.wants		= BIT(MMT_HOOK_FAULT_AROUND),
+	.fn		= {
+		[MMT_HOOK_FAULT_AROUND] = policy_fault_around,
+		[MMT_HOOK_SET_PTE] = policy_mapped,
+	},
+	.permanent	= true,
+};
+
+/*
+ * The policy's hook, refused unless the self-test proved that a
+ * callback's change of an argument reaches the traced function here.
+ */
+static int policy_hooks_get(void)
+{
+	bool held;
+	int ret;
+
+	ret = mmtune_hooks_get(&policy_user);
+	if (ret)
+		return ret;
+	held = mmtune_hook_held(&policy_user, MMT_HOOK_FAULT_AROUND);
+	if (held && mmtune_hooks_args_writable())
+		return 0;
+	pr_err("policy: %s\n", !held ?
+	       "the filemap_map_pages hook is unavailable (see info)" :
+	       "changing filemap_map_pages' arguments failed the self-test");
+	mmtune_hooks_put(&policy_user);
+	return held ? -EOPNOTSUPP : -ENODEV;
 }
 
 /* ---- rule sets ---- */
@@ -526,7 +578,7 @@ static void stop_locked(void)
 	RCU_INIT_POINTER(policy, NULL);
 	synchronize_rcu();
 	free_set(old);
-	mmtune_hooks_policy_disable();
+	mmtune_hooks_put(&policy_user);
 }
 
 /* Install @set (not NULL); on error nothing changed and @set is not ours. */
@@ -537,7 +589,7 @@ static int install_locked(struct policy_set *set)
 
 	old = rcu_dereference_protected(policy, lockdep_is_held(&policy_lock));
 	if (!old) {
-		ret = mmtune_hooks_policy_enable();
+		ret = policy_hooks_get();
 		if (ret)
 			return ret;
 		memset(slots, 0, sizeof(slots));
@@ -550,7 +602,7 @@ static int install_locked(struct policy_set *set)
 		rcu_assign_pointer(policy, old);
 		synchronize_rcu();
 		if (!old)
-			mmtune_hooks_policy_disable();
+			mmtune_hooks_put(&policy_user);
 		return ret;
 	}
 	if (old) {

@@ -7,8 +7,8 @@
  *                   when the hook that feeds the counter cannot be placed on
  *                   this kernel.  Writing "0" resets every counter and the
  *                   latency histogram.
- *   stats_enable    "0" (default) or "1": "1" places the hooks (hooks.c),
- *                   "0" removes every one of them.
+ *   stats_enable    "0" (default) or "1": "1" asks the hooks layer (hooks.c)
+ *                   for the hooks below, "0" gives every one of them back.
  *   latency_enable  "1" (default) or "0": whether "stats_enable 1" also
  *                   times handle_mm_fault (a kretprobe, dearer than the
  *                   counters).  Can be changed only while stats are off.
@@ -18,13 +18,24 @@
  * preemption off, inside the hooks); readers sum them.  A reset does not
  * write them: it records the current sums as a base that later reads
  * subtract, so a reset cannot race with an increment on another CPU.
+ *
+ * Two users of the hooks layer: the counters (entries of handle_mm_fault,
+ * filemap_map_pages and the PTE setter) and the latency (a kretprobe on
+ * handle_mm_fault).  While the latency is on it also counts the faults,
+ * so that handle_mm_fault does not carry two ftrace users (two ops on one
+ * function make ftrace walk its ops list); the handle_mm_fault entry hook
+ * is then not asked for, and info says who stands in for it.
  */
 #include <linux/debugfs.h>
 #include <linux/fs.h>
+#include <linux/hash.h>
 #include <linux/kernel.h>
+#include <linux/kprobes.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <linux/sched.h>
+#include <linux/sched/clock.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -33,11 +44,134 @@
 
 #include "mmtune.h"
 #include "mmtune_abi.h"
+#include "compat.h"
 #include "hooks.h"
+#include "stats.h"
 
-struct mmtune_pcpu_stats __percpu *mmtune_pcpu;
+/* allocated at init, never NULL while a hook is held */
+static struct mmtune_pcpu_stats __percpu *mmtune_pcpu;
+
+static __always_inline void ctr_add(enum mmtune_ctr c, u64 n)
+{
+	this_cpu_add(mmtune_pcpu->ctr[c], n);
+}
+
+/* ---- latency: which fault did fault-around ---- */
+
+/*
+ * The kretprobe times handle_mm_fault; the filemap_map_pages callback must
+ * tell it "this fault did fault-around".  A fault can sleep and move to
+ * another CPU, so per-CPU state would misattribute; instead each task
+ * marks a slot chosen by hashing its task_struct pointer: the entry
+ * writes the pointer, filemap_map_pages sets bit 0 if the slot still
+ * holds it, and the return reads it back.  A slot taken over by another
+ * task in between (two tasks with the same hash faulting at once) no
+ * longer holds our pointer: that fault is counted as unclassified, never
+ * in the wrong column.  One slot per cache line, so CPUs do not share.
+ */
+#define LAT_SLOT_BITS	8
+
+struct lat_slot {
+	unsigned long v;
+} ____cacheline_aligned_in_smp;
+
+static struct lat_slot lat_slots[1 << LAT_SLOT_BITS];
+static bool lat_classify;	/* the filemap_map_pages callback marks slots */
+
+static __always_inline struct lat_slot *lat_slot_of_current(void)
+{
+	return &lat_slots[hash_ptr(current, LAT_SLOT_BITS)];
+}
+
+/* ---- the callbacks ---- */
+
+static void notrace fault_cb(struct mmtune_hook_call *c)
+{
+	ctr_add(MMT_CTR_FAULTS, 1);
+}
+
+/* After the policy's: the window filemap_map_pages gets. */
+static void notrace fault_around_cb(struct mmtune_hook_call *c)
+{
+	unsigned long start = mmtune_fregs_arg(c->fregs, 1);
+	unsigned long end = mmtune_fregs_arg(c->fregs, 2);
+
+	ctr_add(MMT_CTR_FA_CALLS, 1);
+	if (end >= start)
+		ctr_add(MMT_CTR_FA_REQUESTED, end - start + 1);
+	if (READ_ONCE(lat_classify)) {
+		struct lat_slot *s = lat_slot_of_current();
+		unsigned long me = (unsigned long)current;
+
+		if (READ_ONCE(s->v) == me)
+			WRITE_ONCE(s->v, me | 1);
+	}
+}
+
+static void notrace set_pte_cb(struct mmtune_hook_call *c)
+{
+	ctr_add(MMT_CTR_FA_MAPPED, c->nr);
+}
+
+struct lat_data {
+	u64 t0;
+};
+
+static int notrace lat_entry(struct kretprobe_instance *ri,
+			     struct pt_regs *regs)
+{
+	struct lat_data *d = (struct lat_data *)ri->data;
+
+	/* counts the faults while it is on: see the top of the file */
+	ctr_add(MMT_CTR_FAULTS, 1);
+	WRITE_ONCE(lat_slot_of_current()->v, (unsigned long)current);
+	d->t0 = local_clock();
+	return 0;
+}
+
+NOKPROBE_SYMBOL(lat_entry);
+
+static int notrace lat_return(struct kretprobe_instance *ri,
+			      struct pt_regs *regs)
+{
+	struct lat_data *d = (struct lat_data *)ri->data;
+	u64 now = local_clock();
+	u64 ns = now > d->t0 ? now - d->t0 : 0;
+	unsigned long v = READ_ONCE(lat_slot_of_current()->v);
+	unsigned int b = ns ? min_t(unsigned int, fls64(ns),
+				    MMT_LAT_BUCKETS - 1) : 0;
+
+	if ((v & ~1UL) != (unsigned long)current || !READ_ONCE(lat_classify))
+		ctr_add(MMT_CTR_LAT_UNCLASSIFIED, 1);
+	else
+		this_cpu_inc(mmtune_pcpu->lat[v & 1 ? MMT_LAT_FA : MMT_LAT_NOFA][b]);
+	return 0;
+}
+
+NOKPROBE_SYMBOL(lat_return);
+
+static struct mmtune_hook_user counters_user = {
+	.name	= "stats",
+	.slot	= MMT_SLOT_STATS,
+	.fn	= {
+		[MMT_HOOK_FAULT] = fault_cb,
+		[MMT_HOOK_FAULT_AROUND] = fault_around_cb,
+		[MMT_HOOK_SET_PTE] = set_pte_cb,
+	},
+};
+
+static struct mmtune_hook_user latency_user = {
+	.name		= "latency",
+	.slot		= MMT_SLOT_STATS,
+	.wants		= BIT(MMT_HOOK_LATENCY),
+	.krp_entry	= lat_entry,
+	.krp_return	= lat_return,
+	.krp_data_size	= sizeof(struct lat_data),
+};
 
 static DEFINE_MUTEX(stats_lock);
+static bool stats_on, latency_wanted = true;	/* under stats_lock */
+
 static struct mmtune_pcpu_stats base;	/* sums at the last reset */
 static unsigned long base_missed;
 
@@ -101,7 +235,7 @@ static void stats_reset(void)
 {
 	mutex_lock(&stats_lock);
 	stats_sum(&base);
-	base_missed = mmtune_hooks_latency_missed();
+	base_missed = mmtune_hook_missed(MMT_HOOK_LATENCY);
 	mutex_unlock(&stats_lock);
 }
 
@@ -116,7 +250,7 @@ void mmtune_stats_snapshot(struct mmtune_pcpu_stats *s, unsigned long *missed)
 
 	mutex_lock(&stats_lock);
 	stats_since_reset(s);
-	m = mmtune_hooks_latency_missed() - base_missed;
+	m = mmtune_hook_missed(MMT_HOOK_LATENCY) - base_missed;
 	mutex_unlock(&stats_lock);
 	/* faults the kretprobe missed are faults all the same */
 	s->ctr[MMT_CTR_FAULTS] += m;
@@ -196,18 +330,82 @@ static ssize_t bool_read(char __user *ubuf, size_t count, loff_t *ppos,
 	return simple_read_from_buffer(ubuf, count, ppos, buf, sizeof(buf));
 }
 
+#define LAT_STANDS_IN	"counted by the handle_mm_fault_return kretprobe"
+
+/* Latency first: whether its kretprobe counts the faults decides the rest. */
+static int stats_enable_locked(void)
+{
+	bool by_latency = false;
+	int ret;
+
+	if (stats_on)
+		return 0;
+	if (latency_wanted) {
+		ret = mmtune_hooks_get(&latency_user);
+		if (ret)
+			return ret;
+		by_latency = mmtune_hook_held(&latency_user, MMT_HOOK_LATENCY);
+	}
+	counters_user.wants = BIT(MMT_HOOK_FAULT_AROUND) | BIT(MMT_HOOK_SET_PTE);
+	if (!by_latency)
+		counters_user.wants |= BIT(MMT_HOOK_FAULT);
+	ret = mmtune_hooks_get(&counters_user);
+	if (ret) {
+		mmtune_hooks_put(&latency_user);
+		return ret;
+	}
+	mmtune_hook_stand_in(MMT_HOOK_FAULT, by_latency ? LAT_STANDS_IN : NULL);
+	WRITE_ONCE(lat_classify, by_latency &&
+		   mmtune_hook_held(&counters_user, MMT_HOOK_FAULT_AROUND));
+	stats_on = true;
+	return 0;
+}
+
+/* The kretprobe first, while the ftrace hooks still count. */
+static void stats_disable_locked(void)
+{
+	if (!stats_on)
+		return;
+	WRITE_ONCE(lat_classify, false);
+	mmtune_hooks_put(&latency_user);
+	mmtune_hooks_put(&counters_user);
+	mmtune_hook_stand_in(MMT_HOOK_FAULT, NULL);
+	stats_on = false;
+}
+
 static int set_enable_locked(bool on)
 {
 	if (on)
-		return mmtune_hooks_enable();
-	mmtune_hooks_disable();
+		return stats_enable_locked();
+	stats_disable_locked();
 	return 0;
+}
+
+/* Changeable only while stats are off. */
+static int set_latency_locked(bool on)
+{
+	if (stats_on)
+		return -EBUSY;
+	latency_wanted = on;
+	mmtune_hook_user_note(MMT_HOOK_LATENCY,
+			      on ? NULL : "latency_enable is 0");
+	return 0;
+}
+
+static bool stats_enabled(void)
+{
+	return READ_ONCE(stats_on);
+}
+
+static bool stats_latency_wanted(void)
+{
+	return READ_ONCE(latency_wanted);
 }
 
 static ssize_t enable_read(struct file *file, char __user *ubuf,
 			   size_t count, loff_t *ppos)
 {
-	return bool_read(ubuf, count, ppos, mmtune_hooks_enabled());
+	return bool_read(ubuf, count, ppos, stats_enabled());
 }
 
 static ssize_t enable_write(struct file *file, const char __user *ubuf,
@@ -234,7 +432,7 @@ static const struct file_operations enable_fops = {
 static ssize_t latency_enable_read(struct file *file, char __user *ubuf,
 				   size_t count, loff_t *ppos)
 {
-	return bool_read(ubuf, count, ppos, mmtune_hooks_latency_wanted());
+	return bool_read(ubuf, count, ppos, stats_latency_wanted());
 }
 
 static ssize_t latency_enable_write(struct file *file,
@@ -245,8 +443,11 @@ static ssize_t latency_enable_write(struct file *file,
 	int ret;
 
 	ret = parse_bool_write(ubuf, count, ppos, &on);
-	if (!ret)
-		ret = mmtune_hooks_set_latency(on);
+	if (!ret) {
+		mutex_lock(&stats_lock);
+		ret = set_latency_locked(on);
+		mutex_unlock(&stats_lock);
+	}
 	return mmtune_write_done(ret, count, ppos);
 }
 
@@ -305,7 +506,7 @@ static int latency_show(struct seq_file *m, void *v)
 		return -ENOMEM;
 	mutex_lock(&stats_lock);
 	stats_since_reset(s);
-	missed = mmtune_hooks_latency_missed() - base_missed;
+	missed = mmtune_hook_missed(MMT_HOOK_LATENCY) - base_missed;
 	mutex_unlock(&stats_lock);
 
 	for (b = 0; b < MMT_LAT_BUCKETS; b++) {
@@ -319,10 +520,10 @@ static int latency_show(struct seq_file *m, void *v)
 		}
 	}
 	seq_printf(m, "state: %s\n", st == MMT_HOOK_ON ? "on" :
-		   mmtune_hooks_latency_wanted() ? "off" :
+		   stats_latency_wanted() ? "off" :
 		   "off (latency_enable is 0)");
 	seq_puts(m, "unit: ns\n");
-	if (mmtune_hooks_latency_classified()) {
+	if (mmtune_latency_classified()) {
 		seq_printf(m, "fault_around_samples: %llu\n", tot[MMT_LAT_FA]);
 		seq_printf(m, "no_fault_around_samples: %llu\n",
 			   tot[MMT_LAT_NOFA]);
@@ -373,7 +574,7 @@ static int enable_param_set(const char *val, const struct kernel_param *kp)
 
 static int enable_param_get(char *buf, const struct kernel_param *kp)
 {
-	return sysfs_emit(buf, "%d\n", mmtune_hooks_enabled());
+	return sysfs_emit(buf, "%d\n", stats_enabled());
 }
 
 static const struct kernel_param_ops enable_param_ops = {
@@ -397,14 +598,14 @@ static int latency_param_set(const char *val, const struct kernel_param *kp)
 	else if (stats_state == STATS_GONE)
 		ret = -ENODEV;
 	else
-		ret = mmtune_hooks_set_latency(on);
+		ret = set_latency_locked(on);
 	mutex_unlock(&stats_lock);
 	return ret;
 }
 
 static int latency_param_get(char *buf, const struct kernel_param *kp)
 {
-	return sysfs_emit(buf, "%d\n", mmtune_hooks_latency_wanted());
+	return sysfs_emit(buf, "%d\n", stats_latency_wanted());
 }
 
 static const struct kernel_param_ops latency_param_ops = {
@@ -447,7 +648,7 @@ static int stats_apply_pending(void)
 	mutex_lock(&stats_lock);
 	stats_state = STATS_READY;
 	if (pending_latency >= 0)
-		ret = mmtune_hooks_set_latency(pending_latency);
+		ret = set_latency_locked(pending_latency);
 	if (!ret && pending_enable >= 0)
 		ret = set_enable_locked(pending_enable);
 	if (ret)
@@ -461,6 +662,30 @@ static int stats_apply_pending(void)
 
 /* ---- the feature ---- */
 
+/* Whether counter @c's hook can be placed on this kernel. */
+bool mmtune_ctr_available(enum mmtune_ctr c)
+{
+	switch (c) {
+	case MMT_CTR_FAULTS:
+		return mmtune_hook_state(MMT_HOOK_FAULT) != MMT_HOOK_UNAVAILABLE ||
+		       mmtune_hook_state(MMT_HOOK_LATENCY) == MMT_HOOK_ON;
+	case MMT_CTR_FA_CALLS:
+	case MMT_CTR_FA_REQUESTED:
+		return mmtune_hook_state(MMT_HOOK_FAULT_AROUND) != MMT_HOOK_UNAVAILABLE;
+	case MMT_CTR_FA_MAPPED:
+		return mmtune_hook_state(MMT_HOOK_SET_PTE) != MMT_HOOK_UNAVAILABLE;
+	case MMT_CTR_LAT_UNCLASSIFIED:
+		return mmtune_hook_state(MMT_HOOK_LATENCY) != MMT_HOOK_UNAVAILABLE;
+	default:
+		return false;
+	}
+}
+
+bool mmtune_latency_classified(void)
+{
+	return mmtune_hook_state(MMT_HOOK_FAULT_AROUND) != MMT_HOOK_UNAVAILABLE;
+}
+
 static int stats_init(struct dentry *dir)
 {
 	int ret;
@@ -468,15 +693,11 @@ static int stats_init(struct dentry *dir)
 	mmtune_pcpu = alloc_percpu(struct mmtune_pcpu_stats);
 	if (!mmtune_pcpu)
 		return -ENOMEM;
-	ret = mmtune_hooks_init();
-	if (ret) {
-		free_percpu(mmtune_pcpu);
-		mmtune_pcpu = NULL;
-		return ret;
-	}
 	ret = stats_apply_pending();
 	if (ret) {
-		mmtune_hooks_exit();
+		mutex_lock(&stats_lock);
+		stats_disable_locked();
+		mutex_unlock(&stats_lock);
 		free_percpu(mmtune_pcpu);
 		mmtune_pcpu = NULL;
 		return ret;
@@ -493,17 +714,17 @@ static void stats_exit(void)
 {
 	mutex_lock(&stats_lock);
 	stats_state = STATS_GONE;
+	/* every hook given back (and waited for) before the counters go */
+	stats_disable_locked();
 	mutex_unlock(&stats_lock);
-	/* every hook is gone (and waited for) before the counters go */
-	mmtune_hooks_exit();
 	free_percpu(mmtune_pcpu);
 	mmtune_pcpu = NULL;
 }
 
 static void stats_info(struct seq_file *m)
 {
-	seq_printf(m, "stats_enable: %d\n", mmtune_hooks_enabled());
-	seq_printf(m, "latency_enable: %d\n", mmtune_hooks_latency_wanted());
+	seq_printf(m, "stats_enable: %d\n", stats_enabled());
+	seq_printf(m, "latency_enable: %d\n", stats_latency_wanted());
 	mmtune_hooks_info(m);
 }
 

@@ -40,6 +40,7 @@
 #include <linux/uaccess.h>
 
 #include "mmtune.h"
+#include "compat.h"
 
 /* The core kernel's text and data, from kallsyms (not exported either). */
 static unsigned long stext, etext, sdata, edata_end;
@@ -300,6 +301,44 @@ unsigned long mmtune_lookup_func(const char *name)
 	if (!mmtune_in_kernel_text(addr))
 		return 0;
 	return addr;
+}
+
+/*
+ * A compiler-specialised copy of @name ("name.isra.0", ...) that exists,
+ * written into @buf; false if there is none.
+ */
+bool mmtune_lookup_renamed(const char *name, char *buf, size_t len)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(mmtune_cc_suffixes); i++) {
+		snprintf(buf, len, "%s%s", name, mmtune_cc_suffixes[i]);
+		if (mmtune_lookup_name(buf))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The entries of the function @name and of each of its specialised
+ * copies (mmtune_lookup_func() of each), at most @max into @addrs;
+ * returns how many.
+ */
+unsigned int mmtune_lookup_func_copies(const char *name, unsigned long *addrs,
+				       unsigned int max)
+{
+	char buf[KSYM_NAME_LEN];
+	unsigned int i, n = 0;
+	unsigned long addr;
+
+	for (i = 0; i <= ARRAY_SIZE(mmtune_cc_suffixes) && n < max; i++) {
+		snprintf(buf, sizeof(buf), "%s%s", name,
+			 i ? mmtune_cc_suffixes[i - 1] : "");
+		addr = mmtune_lookup_func(buf);
+		if (addr)
+			addrs[n++] = addr;
+	}
+	return n;
 }
 
 /*

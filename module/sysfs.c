@@ -32,6 +32,7 @@
 #include "mmtune.h"
 #include "mmtune_abi.h"
 #include "hooks.h"
+#include "stats.h"
 
 #define SEQ_TEXT_MAX	(64 * 1024)	/* room for info or the bench */
 
@@ -79,10 +80,18 @@ static ssize_t seq_value(void (*show)(struct seq_file *m), const char *key,
 
 /* ---- info/ */
 
+/* debugfs info's text, from main.c: set before any feature is up */
+static void (*info_source)(struct seq_file *m);
+
+void mmtune_sysfs_info_source(void (*show)(struct seq_file *m))
+{
+	info_source = show;
+}
+
 static ssize_t info_show(struct kobject *kobj, struct kobj_attribute *attr,
 			 char *buf)
 {
-	return seq_value(mmtune_info_show, attr->attr.name, buf);
+	return seq_value(info_source, attr->attr.name, buf);
 }
 
 /* ---- stats/ */
@@ -143,7 +152,7 @@ static ssize_t lat_value(const char *name, const struct mmtune_pcpu_stats *s,
 	if (strstr(name, "_buckets"))
 		return lat_array(buf, s->lat[k]);
 	/* *_samples */
-	if (!mmtune_hooks_latency_classified())
+	if (!mmtune_latency_classified())
 		return sysfs_emit(buf, "unavailable\n");
 	for (tot = 0, b = 0; b < MMT_LAT_BUCKETS; b++)
 		tot += s->lat[k][b];

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mmtune: the fault-path counters (stats.c), for the files that show
+ * them (sysfs.c).
+ */
+#ifndef MMTUNE_STATS_H
+#define MMTUNE_STATS_H
+
+#include <linux/types.h>
+
+/* Counters, per CPU, summed on read. */
+enum mmtune_ctr {
+	MMT_CTR_FAULTS,			/* handle_mm_fault calls */
+	MMT_CTR_FA_CALLS,		/* filemap_map_pages calls */
+	MMT_CTR_FA_REQUESTED,		/* sum of end - start + 1 */
+	MMT_CTR_FA_MAPPED,		/* PTEs those calls set */
+	MMT_CTR_LAT_UNCLASSIFIED,	/* timed faults not classified */
+	MMT_CTR_NR
+};
+
+/* log2 buckets: bucket b holds [2^(b-1), 2^b) ns, bucket 0 holds 0 ns. */
+#define MMT_LAT_BUCKETS	48
+
+enum mmtune_lat_kind {
+	MMT_LAT_FA,			/* fault that called filemap_map_pages */
+	MMT_LAT_NOFA,			/* any other fault */
+	MMT_LAT_KINDS
+};
+
+struct mmtune_pcpu_stats {
+	u64 ctr[MMT_CTR_NR];
+	u64 lat[MMT_LAT_KINDS][MMT_LAT_BUCKETS];
+};
+
+/* Whether counter @c's hook can be placed on this kernel. */
+bool mmtune_ctr_available(enum mmtune_ctr c);
+/* Whether latency rows can be split by fault-around. */
+bool mmtune_latency_classified(void);
+
+#endif /* MMTUNE_STATS_H */

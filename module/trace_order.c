@@ -1,0 +1,7 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmtune: instantiates the trace event of mmtune_trace_order.h (once,
+ * here).
+ */
+#define CREATE_TRACE_POINTS
+#include "mmtune_trace_order.h"

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmtune: how every debugfs write handler of the module takes its write
+ * (declared in mmtune.h).  A file of its own, below every feature, so that
+ * no feature file calls into main.c, which lists the features.
+ */
+#include <linux/err.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include "mmtune.h"
+
+char *mmtune_write_get(const char __user *ubuf, size_t count, loff_t *ppos,
+		       size_t max, bool chomp)
+{
+	char *buf;
+
+	if (*ppos || !count || count > max)
+		return ERR_PTR(-EINVAL);
+	buf = memdup_user_nul(ubuf, count);
+	if (IS_ERR(buf))
+		return buf;
+	if (strlen(buf) != count) {
+		kfree(buf);
+		return ERR_PTR(-EINVAL);
+	}
+	if (chomp && buf[count - 1] == '\n')
+		buf[count - 1] = '\0';
+	return buf;
+}
+
+ssize_t mmtune_write_done(int ret, size_t count, loff_t *ppos)
+{
+	if (ret)
+		return ret;
+	*ppos += count;
+	return count;
+}
