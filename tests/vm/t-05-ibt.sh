@@ -12,7 +12,7 @@
 case $(uname -m) in
 x86_64) ;;
 *)
-	ok "ibt: skipped on $(uname -m) (IBT and ENDBR64 are x86 only)"
+	skip "ibt" "IBT and ENDBR64 are x86 only, this is $(uname -m)"
 	exit 0 ;;
 esac
 
