@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mmtune.h"
+#include "libmmtune.h"
 
 #define MAX 16
 

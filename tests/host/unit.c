@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mmtune.h"
+#include "libmmtune.h"
 #include "jsonw.h"
 
 static int failed;

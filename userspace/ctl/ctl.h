@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <sys/resource.h>
 
-#include "mmtune.h"
+#include "libmmtune.h"
 #include "jsonw.h"
 #include "cgrun.h"
 

@@ -3,7 +3,7 @@
  * What `mmtunectl tune` (and a command runner on the same machinery) needs
  * to give a command and every process it starts an order of their own:
  * a cgroup v2 of mmtunectl's own (cgroup.c) and a cgroup= rule for it in
- * front of the user's rules (ownrule.c).  Same conventions as mmtune.h:
+ * front of the user's rules (ownrule.c).  Same conventions as libmmtune.h:
  * 0 or a negative MMT_E* code, mmt_errmsg() says why.
  */
 #ifndef MMTUNE_CGRUN_H

@@ -10,7 +10,7 @@
 #include <stdio.h>
 
 #include "jsonw.h"
-#include "mmtune.h"
+#include "libmmtune.h"
 
 void jsonw_init(struct jsonw *jw, FILE *f)
 {

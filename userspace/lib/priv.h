@@ -3,7 +3,7 @@
 #ifndef MMTUNE_PRIV_H
 #define MMTUNE_PRIV_H
 
-#include "mmtune.h"
+#include "libmmtune.h"
 
 /* Set the thread's message; returns err. */
 int mmt__fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

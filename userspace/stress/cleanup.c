@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "mmtune.h"
+#include "libmmtune.h"
 #include "mmstress.h"
 
 volatile sig_atomic_t mms_stop;

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "mmtune.h"
+#include "libmmtune.h"
 #include "mmstress.h"
 
 #define CHUNK	(256 << 10)

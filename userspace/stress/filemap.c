@@ -22,7 +22,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "mmtune.h"
+#include "libmmtune.h"
 #include "mmstress.h"
 
 enum fm_kind { FM_SEQ, FM_RAND, FM_SPARSE };

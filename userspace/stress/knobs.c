@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "mmtune.h"
+#include "libmmtune.h"
 #include "mmstress.h"
 
 int mms_read_long(const char *path, long *v)

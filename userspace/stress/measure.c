@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "mmtune.h"
+#include "libmmtune.h"
 #include "mmstress.h"
 
 double mms_now(void)

@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "mmtune.h"
+#include "libmmtune.h"
 #include "mmstress.h"
 
 /* The bracketed word of a THP sysfs file ("always [madvise] never"). */

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "mmtune.h"
+#include "libmmtune.h"
 #include "mmstress.h"
 
 #define CSV_COLS "workload,order,effective_order,threads,run,minor_faults,major_faults," \

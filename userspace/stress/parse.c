@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mmtune.h"
+#include "libmmtune.h"
 #include "mmstress.h"
 
 uint64_t mms_rand(uint64_t *s)

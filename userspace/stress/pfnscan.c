@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "mmtune.h"
+#include "libmmtune.h"
 #include "mmstress.h"
 
 #define KPF_NOPAGE	20

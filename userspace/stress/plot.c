@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "mmtune.h"
+#include "libmmtune.h"
 #include "mmstress.h"
 
 #define GNUPLOT "gnuplot"
