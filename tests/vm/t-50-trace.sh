@@ -221,8 +221,11 @@ fi
 # runs it. Under TCG a vCPU can go on running its stale translation of
 # the int3 after the patching is done ("Oops: int3" at __schedule, seen on
 # 7.3 x86_64; t-20-stats' toggles met the same): so under TCG trace-cmd
-# runs with one CPU online, as those toggles do.
+# runs with one CPU online, as those toggles do. The buffer is emptied
+# first, with every CPU online: trace-cmd resets the online CPUs' alone, and
+# it reads the offline one's too (the two rules' events of above were there).
 offline=""
+echo > $TR/trace
 if command -v trace-cmd > /dev/null && grep -q '^model name.*QEMU' /proc/cpuinfo; then
 	for c in /sys/devices/system/cpu/cpu[1-9]*/online; do
 		[ -f "$c" ] && [ "$(cat "$c")" = 1 ] && echo 0 > "$c" && offline="$offline $c"
