@@ -15,7 +15,7 @@ DKMS_SRC ?= $(CURDIR)/build/dkms-src/mmtune-$(VERSION)
 DEB_DIR := $(CURDIR)/build/deb
 
 .PHONY: all module tools install install-boot dkms-src deb check check-deb \
-	check-matrix check-debug check-bench bench bench-wall demo style clean help
+	check-matrix check-debug check-trace check-bench bench bench-wall demo style clean help
 
 all: module tools
 
@@ -71,6 +71,9 @@ check-matrix:
 check-debug:
 	tests/check-debug.sh
 
+check-trace:
+	tests/check-trace.sh $(CELLS)
+
 style:
 	tests/style.sh "$(KDIR)"
 
@@ -94,5 +97,5 @@ clean:
 	if [ -d userspace ]; then $(MAKE) -C userspace clean; fi
 
 help:
-	@echo "targets: all module tools install install-boot dkms-src deb check check-deb check-matrix check-debug check-bench bench bench-wall demo style clean"
+	@echo "targets: all module tools install install-boot dkms-src deb check check-deb check-matrix check-debug check-trace check-bench bench bench-wall demo style clean"
 	@echo "vars:    KDIR=$(KDIR) PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) SYSCONFDIR=$(SYSCONFDIR) UNITDIR=$(UNITDIR)"

@@ -22,6 +22,8 @@
 #   riscv64  qemu-system-riscv64 -M virt -cpu rv64, OpenSBI of
 #            qemu-system-data as the firmware (-bios default), console
 #            ttyS0; the kernel picks the widest paging mode the cpu has
+# Env: MMT_BOOT_INITRD, MMT_BOOT_LOG: another initramfs than the cell's
+# initramfs.gz, another console log than its console.log (make check-trace).
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -53,17 +55,18 @@ riscv64)
 	append="console=ttyS0 $append" ;;
 esac
 q+=(-m "$mem" -smp "$smp" -display none -monitor none -serial stdio -no-reboot
-    -kernel "$IMAGE" -initrd "$out/initramfs.gz" -append "$append")
+    -kernel "$IMAGE" -initrd "${MMT_BOOT_INITRD:-$out/initramfs.gz}" -append "$append")
 echo "# ${q[*]}" >&2
 case $BASE_ARCH in s390x|riscv64) tmo=${MMT_BOOT_TIMEOUT:-1800} ;; *) tmo=${MMT_BOOT_TIMEOUT:-900} ;; esac
 rc=0
+log=${MMT_BOOT_LOG:-$out/console.log}
 # pipefail: rc is timeout's status (124 when it killed the VM); reading
 # PIPESTATUS after `|| rc=$?` gave the assignment's 0, and a VM killed at
 # the timeout was reported as crashed.
-timeout -k 10 "$tmo" "${q[@]}" </dev/null 2>&1 | tr -d '\r' > "$out/console.log" || rc=$?
-cat "$out/console.log"
+timeout -k 10 "$tmo" "${q[@]}" </dev/null 2>&1 | tr -d '\r' > "$log" || rc=$?
+cat "$log"
 if [ "$rc" = 124 ]; then
 	echo "boot.sh: $cell: VM killed after ${tmo}s" >&2
 	exit 124
 fi
-grep -q '^mmtune-guest-done' "$out/console.log" || exit 1
+grep -q '^mmtune-guest-done' "$log" || exit 1

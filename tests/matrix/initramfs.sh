@@ -16,6 +16,10 @@
 # nor the above has it).
 # No kernel module of Debian's is needed: debugfs, tmpfs, kprobes and the
 # serial console are built in on every flavour.
+# Env: MMT_INITRAMFS, the file to write (default the cell's initramfs.gz; a
+# name not ending in .gz is an uncompressed cpio), and MMT_MATRIX_ROOTFS, a
+# tree to copy in instead of userland.sh's (make check-trace: the tracing
+# tools' user land, tests/trace/rootfs.sh).
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -24,7 +28,8 @@ out=$MX/cells/$cell
 . "$out/cell.env"
 . "$out/build.env"
 
-r=$out/initramfs.d
+dst=${MMT_INITRAMFS:-$out/initramfs.gz}
+r=$dst.d
 rm -rf "$r"
 mkdir -p "$r"/{bin,dev,proc,sys,tmp,var/tmp,mmtune/module,mmtune/tests/vm}
 cp "$BUSYBOX" "$r/bin/busybox"
@@ -34,7 +39,7 @@ mknod -m 600 "$r/dev/console" c 5 1
 mknod -m 666 "$r/dev/null" c 1 3
 cp "$MMT_TOP/tests/matrix/init.sh" "$r/init"
 chmod 755 "$r/init"
-cp -a "$("$(dirname "$0")/userland.sh" "$DEB_ARCH")/." "$r/"
+cp -a "${MMT_MATRIX_ROOTFS:-$("$(dirname "$0")/userland.sh" "$DEB_ARCH")}/." "$r/"
 cat > "$r/bin/mountpoint" <<'EOT'
 #!/bin/sh
 # mountpoint [-q] DIR: busybox's Debian build lacks it.
@@ -82,5 +87,6 @@ for f in modules.builtin modules.builtin.modinfo modules.order; do
 	[ -f "$MODULES/$f" ] && cp "$MODULES/$f" "$m/"
 done
 depmod -b "$r" "$KVER" 2>>"$out/build.log"
-(cd "$r" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) | gzip -1 > "$out/initramfs.gz"
+case $dst in *.gz) z=(gzip -1) ;; *) z=(cat) ;; esac
+(cd "$r" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) | "${z[@]}" > "$dst"
 rm -rf "$r"
