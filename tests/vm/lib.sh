@@ -59,6 +59,23 @@ ftraced() {
 }
 
 # load_module [ARGS]: insmod the tree's build
+# stats_snap PREFIX: the counters (PREFIXf, c, r, m) and /proc/vmstat
+# pgfault (PREFIXp) with shell builtins only,
+# so that taking the snapshot itself takes no page fault.
+stats_snap() {
+	while read -r _k _v; do
+		case $_k in
+		faults) eval "${1}f=\$_v" ;;
+		fault_around_calls) eval "${1}c=\$_v" ;;
+		fault_around_pages_requested) eval "${1}r=\$_v" ;;
+		fault_around_pages_mapped) eval "${1}m=\$_v" ;;
+		esac
+	done < $MMT/stats
+	while read -r _k _v; do
+		[ "$_k" = pgfault ] && eval "${1}p=\$_v"
+	done < /proc/vmstat
+}
+
 load_module() { insmod "$MMT_TOP/module/mmtune.ko" "$@"; }
 unload_module() { rmmod mmtune 2>/dev/null; true; }
 

@@ -48,21 +48,6 @@ expect_unregistered() {
 }
 
 
-# snap PREFIX: counters and /proc/vmstat pgfault with shell builtins only,
-# so that taking the snapshot itself takes no page fault.
-snap() {
-	while read -r _k _v; do
-		case $_k in
-		faults) eval "${1}f=\$_v" ;;
-		fault_around_calls) eval "${1}c=\$_v" ;;
-		fault_around_pages_requested) eval "${1}r=\$_v" ;;
-		fault_around_pages_mapped) eval "${1}m=\$_v" ;;
-		esac
-	done < $MMT/stats
-	while read -r _k _v; do
-		[ "$_k" = pgfault ] && eval "${1}p=\$_v"
-	done < /proc/vmstat
-}
 
 unload_module
 expect_unregistered "before load"
@@ -131,9 +116,9 @@ ORIG_ORDER=$(cat $MMT/fault_around_order)
 # order 0: no fault-around at all; every page one fault
 echo 0 > $MMT/fault_around_order
 echo 0 > $MMT/stats
-snap a
+stats_snap a
 set -- $("$PROBE" "$F")
-snap b
+stats_snap b
 pages=$2 minflt=$4
 within "order 0: faults = /proc/vmstat pgfault delta" $((bf - af)) $((bp - ap)) 2
 within "order 0: faults = the workload's minor faults" $((bf - af)) "$minflt" 2
@@ -141,9 +126,9 @@ expect_eq "order 0: no fault_around_calls" $((bc - ac)) 0
 
 for k in 2 4; do
 	echo $k > $MMT/fault_around_order
-	snap a
+	stats_snap a
 	set -- $("$PROBE" "$F")
-	snap b
+	stats_snap b
 	minflt=$4
 	f=$((bf - af)) c=$((bc - ac)) r=$((br - ar)) m=$((bm - am))
 	within "order $k: faults = /proc/vmstat pgfault delta" $f $((bp - ap)) 2
@@ -199,9 +184,9 @@ ftraced handle_mm_fault &&
 	ok "latency_enable 0: handle_mm_fault counted by ftrace" ||
 	fail "latency_enable 0: handle_mm_fault not in enabled_functions"
 echo 0 > $MMT/stats
-snap a
+stats_snap a
 "$PROBE" "$F" > /dev/null
-snap b
+stats_snap b
 within "latency_enable 0: faults = pgfault delta" $((bf - af)) $((bp - ap)) 2
 echo 0 > $MMT/stats_enable
 echo 1 > $MMT/latency_enable

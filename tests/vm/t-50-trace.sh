@@ -80,26 +80,17 @@ expect_eq "order_change policy_restore" "$(oc $max $o1 $o1 policy_restore)" 1
 expect_eq "order_change: no other event" "$(grep -c order_change: $TR/trace)" 5
 
 # --- events between two markers = the counters' deltas (all processes)
-# snap PREFIX: the counters with shell builtins only (no page fault).
-snap() {
-	while read -r _k _v; do
-		case $_k in
-		fault_around_calls) eval "${1}c=\$_v" ;;
-		fault_around_pages_mapped) eval "${1}m=\$_v" ;;
-		esac
-	done < $MMT/stats
-}
 echo 4 > $MMT/fault_around_order
 echo 1 > $MMT/stats_enable
 echo 1 > $E/fault_around/enable
 echo 1 > $E/fault_around_mapped/enable
 for try in 1 2 3; do
 	echo > $TR/trace
-	snap w			# warm: the next snaps run code already mapped
+	stats_snap w			# warm: the next snaps run code already mapped
 	echo mmt-start > $TR/trace_marker
-	snap a
+	stats_snap a
 	seqrun mmsa
-	snap b
+	stats_snap b
 	echo mmt-stop > $TR/trace_marker
 	awk '/mmt-start/ { on = 1 } /mmt-stop/ { on = 0 }
 		on && / fault_around: / { n++ }
