@@ -87,12 +87,17 @@ stage() {
 	sum=$(cat module/Kbuild module/*.[ch] | sha1sum | cut -d' ' -f1)
 	if [ "$(cat "$d/module.sum" 2>/dev/null)" != "$sum" ] || [ ! -f "$d/module/mmtune.ko" ] ||
 	   [ -n "$(find userspace module/mmtune_abi.h -newer "$d/module.sum" -print -quit)" ]; then
-		"$M/build.sh" "$c" || return 1
+		# The cell's build directory and tools are check-matrix's:
+		# its lock, so that the two never build one cell at once.
 		rm -rf "$d"; mkdir -p "$d/module" "$d/userspace"
-		. "$MX/cells/$c/build.env"
-		cp "$MX/cells/$c/mmtune.ko" "$d/module/" &&
-		cp "$TOOLS/mmtunectl" "$TOOLS/mmstress" "$d/userspace/" &&
-		cp "$PROBE" "$d/faultprobe" || return 1
+		(
+			flock -w 7200 9 || { echo "check-matrix holds $MX/.lock"; exit 1; }
+			"$M/build.sh" "$c" || exit 1
+			. "$MX/cells/$c/build.env"
+			cp "$MX/cells/$c/mmtune.ko" "$d/module/" &&
+			cp "$TOOLS/mmtunectl" "$TOOLS/mmstress" "$d/userspace/" &&
+			cp "$PROBE" "$d/faultprobe"
+		) 9>"$MX/.lock" || return 1
 		echo "$sum" > "$d/module.sum"
 	else
 		echo "the module of these sources is built already: $d/module/mmtune.ko"
