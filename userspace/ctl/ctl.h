@@ -13,6 +13,7 @@
 
 #include <getopt.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <sys/resource.h>
 
@@ -147,6 +148,8 @@ void tune_signals_restore(const struct sigaction *old);
 double mono_now(void);
 int wait_child(pid_t pid, int *status, struct rusage *ru);
 int tune_rule(struct tune_ctx *t, int order);
+void __attribute__((noreturn)) cmd_child(struct tune_ctx *t, const int *go, const int *ex,
+					 bool quiet);
 int tune_cleanup(struct tune_ctx *t);
 void print_cmd(FILE *f, char **cmd);
 

@@ -182,6 +182,35 @@ static void run_stats(const struct tune_ctx *t, int order, const struct rusage *
 }
 
 /*
+ * The child of run and tune: held on @go until the parent has put it in
+ * the cgroup and written its rule, then exec.  With @quiet, COMMAND's
+ * output goes to /dev/null and its stderr to t->errfd (tune keeps its
+ * last words).  An exec that fails sends its errno on @ex.
+ */
+void cmd_child(struct tune_ctx *t, const int *go, const int *ex, bool quiet)
+{
+	char c;
+	int e;
+
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	close(go[1]);
+	close(ex[0]);
+	if (read(go[0], &c, 1) != 1)
+		_exit(127);
+	if (quiet) {
+		dup2(t->devnull, STDOUT_FILENO);
+		dup2(t->errfd, STDERR_FILENO);
+	}
+	execvp(t->cmd[0], t->cmd);
+	e = errno;
+	if (write(ex[1], &e, sizeof(e)) < 0)
+		_exit(126);
+	_exit(127);
+}
+
+/*
  * Fork COMMAND held on a pipe, move it into the cgroup, put the rule in,
  * let it exec, wait.  *status: its wait status.  0, or an exit code.
  */
@@ -191,7 +220,6 @@ static int run_child(struct tune_ctx *t, int order, int *status, struct rusage *
 	double t0;
 	ssize_t n;
 	pid_t pid;
-	char c;
 
 	if (pipe2(go, O_CLOEXEC))
 		return fprintf(stderr, PROG ": pipe: %s\n", strerror(errno)), MMT_EXIT_FAIL;
@@ -202,20 +230,8 @@ static int run_child(struct tune_ctx *t, int order, int *status, struct rusage *
 	}
 	fflush(NULL);
 	pid = fork();
-	if (pid == 0) {
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
-		close(go[1]);
-		close(ex[0]);
-		if (read(go[0], &c, 1) != 1)
-			_exit(127);
-		execvp(t->cmd[0], t->cmd);
-		e = errno;
-		if (write(ex[1], &e, sizeof(e)) < 0)
-			_exit(126);
-		_exit(127);
-	}
+	if (pid == 0)
+		cmd_child(t, go, ex, false);
 	close(go[0]);
 	close(ex[1]);
 	if (pid < 0) {

@@ -198,30 +198,6 @@ static int is_interpreter(const char *comm)
 	return 0;
 }
 
-/* The child: held on go until the parent has written its rule, then exec. */
-static void __attribute__((noreturn)) tune_child(struct tune_ctx *t, const int *go, const int *ex)
-{
-	char c;
-	int e;
-
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
-	close(go[1]);
-	close(ex[0]);
-	if (read(go[0], &c, 1) != 1)
-		_exit(127);
-	if (!t->verbose) {
-		dup2(t->devnull, STDOUT_FILENO);
-		dup2(t->errfd, STDERR_FILENO);
-	}
-	execvp(t->cmd[0], t->cmd);
-	e = errno;
-	if (write(ex[1], &e, sizeof(e)) < 0)
-		_exit(126);
-	_exit(127);
-}
-
 /* A run that did not end with status 0: say how, with its last words. */
 static int tune_failed(const struct tune_ctx *t, int status, int order)
 {
@@ -312,7 +288,7 @@ static int tune_once(struct tune_ctx *t, int order, struct tune_run *res)
 		goto out;
 	}
 	if (pid == 0)
-		tune_child(t, go, ex);
+		cmd_child(t, go, ex, !t->verbose);
 	close(go[0]);
 	go[0] = -1;
 	close(ex[1]);

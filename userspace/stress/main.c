@@ -117,17 +117,10 @@ static void usage_die(const char *fmt, const char *arg)
 /* --plot FILE: its directory must take a new file (the SVG is renamed there) */
 static void plot_target_ok(const char *file)
 {
-	char dir[4096], *slash;
+	char dir[4096];
 	struct stat st;
 
-	snprintf(dir, sizeof(dir), "%s", file);
-	slash = strrchr(dir, '/');
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else if (slash == dir)
-		dir[1] = 0;
-	else
-		*slash = 0;
+	mms_path_dir(file, dir, sizeof(dir));
 	if (stat(file, &st) == 0 && !S_ISREG(st.st_mode))
 		usage_die("--plot '%s': not a regular file", file);
 	if (access(dir, W_OK) != 0)

@@ -117,6 +117,8 @@ void mms_die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 int mms_parse_size(const char *s, long long *out);
 int mms_parse_list(const char *s, long min, long max, long *out, int max_n);
 void mms_fmt_size(long long bytes, char *buf, size_t len);
+/* the directory a new file at @path would be made in: "." for a bare name */
+void mms_path_dir(const char *path, char *dir, size_t len);
 uint64_t mms_rand(uint64_t *state);
 
 /* ---- cleanup.c: everything mmstress changed or created ---- */

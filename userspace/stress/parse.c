@@ -93,3 +93,17 @@ void mms_fmt_size(long long b, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%lld", b);
 }
+
+void mms_path_dir(const char *path, char *dir, size_t len)
+{
+	char *slash;
+
+	snprintf(dir, len, "%s", path);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		snprintf(dir, len, ".");
+	else if (slash == dir)
+		dir[1] = 0;
+	else
+		*slash = 0;
+}

@@ -162,16 +162,9 @@ static void file_in_dir(struct mms_file *f, const char *dir, long long room, int
 /* --file names a path that does not exist yet: the file is made there */
 static void file_at_path(struct mms_file *f, const char *path, long long room)
 {
-	char dir[4000], *slash;
+	char dir[4000];
 
-	snprintf(dir, sizeof(dir), "%s", path);
-	slash = strrchr(dir, '/');
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else if (slash == dir)
-		dir[1] = 0;
-	else
-		*slash = 0;
+	mms_path_dir(path, dir, sizeof(dir));
 	snprintf(f->path, sizeof(f->path), "%s", path);
 	if (access(dir, W_OK) != 0)
 		mms_die(MMT_EXIT_USAGE, "--file %s: cannot create: %s", path, strerror(errno));
