@@ -22,6 +22,8 @@ mount -t debugfs debugfs /sys/kernel/debug
 echo 1 > /proc/sys/kernel/panic_on_oops 2>/dev/null
 
 export MMT_TOP=/mmtune MMT_PROBE=/bin/faultprobe MMT_KCORE=/bin/kcoreprobe
+# tests/matrix/boot.sh boots every cell under TCG (tcg_one_cpu in lib.sh)
+export MMT_TCG=1
 # t-46-oracle: 40 random steps a cell (500, its default, in make check)
 export MMT_ORACLE_STEPS=40
 # A light cell (tests/check-matrix.sh writes MMT_LIGHT=1 here): what only

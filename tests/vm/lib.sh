@@ -81,6 +81,33 @@ unload_module() { rmmod mmtune 2>/dev/null; true; }
 
 mount_debugfs() { mountpoint -q $DBG || mount -t debugfs none $DBG; }
 
+# tcg_one_cpu: under TCG (MMT_TCG=1: tests/vm/vng.sh and the matrix's
+# init.sh boot nothing else) take every CPU but the first offline and
+# list them in $TCG_OFFLINE; tcg_all_cpus brings them back.  A vCPU that
+# meets text being patched (text_poke_bp()'s int3 on x86, the patched
+# branch on ppc64 and arm64) while another vCPU patches it can go on
+# running its stale translation after the patching is done: seen as a
+# soft lockup at handle_mm_fault+0x0 on x86_64, "Return address not
+# found" in rethook on 7.x ppc64le and a hook that missed its self-test
+# on 6.12 ppc64le, each while hooks were toggled under load.  Real CPUs
+# and KVM follow the cross-modifying-code protocol; TCG's cross-vCPU
+# invalidation does not cover a translation already running.
+TCG_OFFLINE=""
+tcg_one_cpu() {
+	local c
+	[ "${MMT_TCG:-0}" = 1 ] || return 0
+	for c in /sys/devices/system/cpu/cpu[1-9]*/online; do
+		[ -f "$c" ] && [ "$(cat "$c")" = 1 ] && echo 0 > "$c" &&
+			TCG_OFFLINE="$TCG_OFFLINE $c"
+	done
+	echo "# TCG guest: one CPU online (tests/vm/lib.sh tcg_one_cpu)"
+}
+tcg_all_cpus() {
+	local c
+	for c in $TCG_OFFLINE; do echo 1 > "$c"; done
+	TCG_OFFLINE=""
+}
+
 # --- the runners (tests/vm/guest.sh under vng, tests/matrix/init.sh in the
 # matrix's busybox guests)
 

@@ -8,11 +8,10 @@
 TR=/sys/kernel/tracing
 WORK=$(mktemp -d /var/tmp/mmt-stats.XXXXXX)
 BG=""
-offline=""
 cleanup() {
 	for p in $BG; do kill "$p" 2>/dev/null; done
 	wait 2>/dev/null
-	for c in $offline; do echo 1 > "$c"; done
+	tcg_all_cpus
 	umount "$WORK/shm" 2>/dev/null
 	rm -rf "$WORK"
 }
@@ -192,23 +191,10 @@ echo 0 > $MMT/stats_enable
 echo 1 > $MMT/latency_enable
 
 # --- 100 toggles while two processes fault and another writes the order
-# Under TCG (QEMU's emulator, as in tests/vm/vng.sh) a vCPU that hits the
-# int3 of text_poke_bp() while another vCPU patches handle_mm_fault can
-# keep executing its stale translation of the int3 forever (seen here:
-# both vCPUs in a soft lockup at handle_mm_fault+0x0 after a few dozen
-# toggles; the patching is the kernel's text_poke_bp(), the same for every
-# ftrace or kprobe user).  On real CPUs and KVM that is the ordinary
-# cross-modifying-code protocol.  So under TCG the toggles
-# run with one CPU online: the faulters, the knob writer and the toggler
-# still preempt one another, but only one vCPU executes kernel text.
-offline=""
-# (systemd-detect-virt says "docker" in vng's guest: look at the CPU)
-if grep -q '^model name.*QEMU' /proc/cpuinfo; then
-	for c in /sys/devices/system/cpu/cpu[1-9]*/online; do
-		[ -f "$c" ] && [ "$(cat "$c")" = 1 ] && echo 0 > "$c" && offline="$offline $c"
-	done
-	echo "# TCG guest: toggling with one CPU online (see the comment)"
-fi
+# Under TCG the toggles run with one CPU online (tcg_one_cpu, whose
+# comment says why): the faulters, the knob writer and the toggler still
+# preempt one another, but only one vCPU executes kernel text.
+tcg_one_cpu
 dd if=/dev/zero of="$WORK/shm/small" bs=1M count=8 status=none
 faulter() { while :; do "$PROBE" "$WORK/shm/small" > /dev/null; done; }
 knob() {
@@ -235,7 +221,7 @@ done
 for p in $BG; do kill "$p"; done
 wait 2>/dev/null
 BG=""
-for c in $offline; do echo 1 > "$c"; done
+tcg_all_cpus
 echo 1 > $MMT/latency_enable
 echo "# 100 toggles: $(( $(date +%s) - t0 ))s"
 expect_eq "100 toggles under load: every write succeeded" $bad 0

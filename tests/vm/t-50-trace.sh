@@ -19,7 +19,7 @@ HIST='hist:keys=comm,order,rule:vals=hitcount'
 BG=""
 cleanup() {
 	for p in $BG; do kill "$p" 2>/dev/null; done
-	for c in ${offline:-}; do echo 1 > "$c"; done
+	tcg_all_cpus
 	wait 2>/dev/null
 	if [ -d $E ]; then
 		echo "!$HIST" > $E/fault_around/trigger 2>/dev/null
@@ -215,14 +215,8 @@ fi
 # runs with one CPU online, as those toggles do. The buffer is emptied
 # first, with every CPU online: trace-cmd resets the online CPUs' alone, and
 # it reads the offline one's too (the two rules' events of above were there).
-offline=""
 echo > $TR/trace
-if command -v trace-cmd > /dev/null && grep -q '^model name.*QEMU' /proc/cpuinfo; then
-	for c in /sys/devices/system/cpu/cpu[1-9]*/online; do
-		[ -f "$c" ] && [ "$(cat "$c")" = 1 ] && echo 0 > "$c" && offline="$offline $c"
-	done
-	echo "# TCG guest: trace-cmd with one CPU online (see the comment)"
-fi
+command -v trace-cmd > /dev/null && tcg_one_cpu
 if command -v trace-cmd > /dev/null; then
 	two_rules
 	(cd $WORK && trace-cmd record -q -b 4096 -e mmtune:fault_around -o $WORK/tc.dat -c -F "$WORK/mmsa" seq -s 4M -f "$F" -q > /dev/null 2>&1)
@@ -233,8 +227,7 @@ if command -v trace-cmd > /dev/null; then
 else
 	skip "trace-cmd record" "no trace-cmd here"
 fi
-for c in $offline; do echo 1 > "$c"; done
-offline=""
+tcg_all_cpus
 echo clear > $POL
 
 # --- mmtunectl run under hyperfine and perf stat -r (README.md examples)

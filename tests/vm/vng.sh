@@ -97,6 +97,8 @@ args=(--run "$kernel" --disable-kvm --cpus "$cpus" --memory "${mem_mb}M" --user 
 args+=("${append[@]}" "${qemu[@]}")
 
 # The command, quoted for the guest's bash; MMT_* variables go along.
+# MMT_TCG=1: the guest runs under TCG, always here (tests/vm/lib.sh tcg_one_cpu).
+export MMT_TCG=1
 cmd=$(printf '%q ' "$@")
 fwd=$(env | grep -E '^MMT_[A-Za-z0-9_]*=' | cut -d= -f1 || true)
 for v in $fwd; do cmd="$v=$(printf '%q' "${!v}") $cmd"; done
