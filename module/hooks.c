@@ -106,7 +106,7 @@ struct mmtune_hook {
 	bool placed;
 	unsigned int refs;		/* users holding it */
 	struct mmtune_hook_user *holder;	/* a kretprobe's */
-	const char *stand_in, *user_note;
+	const char *user_note;
 	char reason[112];		/* why unavailable */
 	char note[80];			/* self-test result when on */
 	unsigned long missed_before;	/* kretprobe misses, earlier placements */
@@ -214,12 +214,6 @@ NOKPROBE_SYMBOL(krp_return);
 	.ops = { .func = hook_ftrace_func, .flags = MMTUNE_FTRACE_OPS_FLAGS }
 
 static struct mmtune_hook hooks[MMT_HOOK_NR + 1] = {
-	[MMT_HOOK_FAULT] = {
-		.name = "handle_mm_fault",
-		.symbol = "handle_mm_fault",
-		.selftest = SELFTEST_ANY,
-		FTRACE_HOOK,
-	},
 	[MMT_HOOK_FAULT_AROUND] = {
 		.name = "filemap_map_pages",
 		.symbol = "filemap_map_pages",
@@ -751,20 +745,13 @@ enum mmtune_hook_state mmtune_hook_state(enum mmtune_hook_id id)
 {
 	const struct mmtune_hook *h = &hooks[id];
 
-	return READ_ONCE(h->stand_in) ? MMT_HOOK_ON : READ_ONCE(h->state);
+	return READ_ONCE(h->state);
 }
 
 bool mmtune_hook_held(const struct mmtune_hook_user *u,
 		      enum mmtune_hook_id id)
 {
 	return READ_ONCE(u->held) & BIT(id);
-}
-
-void mmtune_hook_stand_in(enum mmtune_hook_id id, const char *note)
-{
-	mutex_lock(&hooks_lock);
-	WRITE_ONCE(hooks[id].stand_in, note);
-	mutex_unlock(&hooks_lock);
 }
 
 void mmtune_hook_user_note(enum mmtune_hook_id id, const char *note)
@@ -805,8 +792,8 @@ static const char *const state_names[] = {
 /* "hook_NAME: STATE (MECHANISM[ SYMBOL][, NOTE])", or "(REASON)". */
 static void hook_info(struct seq_file *m, const struct mmtune_hook *h)
 {
-	enum mmtune_hook_state st = h->stand_in ? MMT_HOOK_ON : h->state;
-	const char *note = h->stand_in ? h->stand_in : h->note;
+	enum mmtune_hook_state st = h->state;
+	const char *note = h->note;
 
 	seq_printf(m, "hook_%s: %s", h->name, state_names[st]);
 	if (st == MMT_HOOK_UNAVAILABLE) {

@@ -21,12 +21,11 @@ struct ftrace_regs;
 
 enum mmtune_hook_state {
 	MMT_HOOK_OFF,		/* placeable, not placed */
-	MMT_HOOK_ON,		/* placed (or stood in for, see below) */
+	MMT_HOOK_ON,		/* placed */
 	MMT_HOOK_UNAVAILABLE,	/* cannot be placed on this kernel */
 };
 
 enum mmtune_hook_id {
-	MMT_HOOK_FAULT,		/* handle_mm_fault entry (ftrace) */
 	MMT_HOOK_FAULT_AROUND,	/* filemap_map_pages entry (ftrace) */
 	MMT_HOOK_SET_PTE,	/* the PTE setter, fault-around's calls only */
 	MMT_HOOK_LATENCY,	/* handle_mm_fault entry + return (kretprobe) */
@@ -108,11 +107,6 @@ void mmtune_hook_listen(struct mmtune_hook_user *u, enum mmtune_hook_id id,
 enum mmtune_hook_state mmtune_hook_state(enum mmtune_hook_id id);
 bool mmtune_hook_held(const struct mmtune_hook_user *u,
 		      enum mmtune_hook_id id);
-/*
- * Another hook does @id's work (@note says which; NULL: no longer): info
- * shows @id on with that note while it is not placed.
- */
-void mmtune_hook_stand_in(enum mmtune_hook_id id, const char *note);
 /* A note info shows for @id instead of the layer's own (NULL: none). */
 void mmtune_hook_user_note(enum mmtune_hook_id id, const char *note);
 /* Whether the self-test proved that a callback's argument change arrives. */

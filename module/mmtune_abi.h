@@ -37,6 +37,7 @@
 #define MMT_PARAM_FAULT_AROUND_ORDER	fault_around_order
 #define MMT_PARAM_STATS_ENABLE		stats_enable
 #define MMT_PARAM_LATENCY_ENABLE	latency_enable
+#define MMT_PARAM_MAPPED_ENABLE		mapped_enable
 #define MMT_PARAM_PFN_VALID_MODE	pfn_valid_mode
 #define MMT_PARAM_POLICY		policy
 #define MMT_PARAM_STATS_RESET		stats_reset
@@ -55,6 +56,7 @@ static const struct mmt_abi_tunable mmt_abi_tunables[] __maybe_unused = {
 	{ MMT_ABI_STR(MMT_PARAM_FAULT_AROUND_ORDER), "fault_around_order" },
 	{ MMT_ABI_STR(MMT_PARAM_STATS_ENABLE), "stats_enable" },
 	{ MMT_ABI_STR(MMT_PARAM_LATENCY_ENABLE), "latency_enable" },
+	{ MMT_ABI_STR(MMT_PARAM_MAPPED_ENABLE), "mapped_enable" },
 	{ MMT_ABI_STR(MMT_PARAM_PFN_VALID_MODE), "pfn_valid/mode" },
 	{ MMT_ABI_STR(MMT_PARAM_POLICY), "policy" },
 	{ MMT_ABI_STR(MMT_PARAM_STATS_RESET), "stats" },
@@ -78,13 +80,13 @@ struct mmt_abi_counter {
 };
 
 static const struct mmt_abi_counter mmt_abi_counters[] __maybe_unused = {
-	{ "faults", "Page faults (handle_mm_fault calls) since the last reset" },
+	{ "faults", "Page faults (the kernel's pgfault events) since the last reset" },
 	{ "fault_around_calls",
 	  "Fault-around calls (filemap_map_pages) since the last reset" },
 	{ "fault_around_pages_requested",
 	  "Pages fault-around was asked to map since the last reset" },
 	{ "fault_around_pages_mapped",
-	  "Pages fault-around mapped since the last reset" },
+	  "Pages fault-around mapped since the last reset (with mapped_enable 1)" },
 	{ NULL, NULL }
 };
 
@@ -98,8 +100,8 @@ static const char *const mmt_abi_info[] __maybe_unused = {
 	"indirect_call_checks", "symbol_lookups",
 	"fault_around", "fault_around_symbol", "order_scope", "loaded_order",
 	"order", "fault_around_bytes", "base_order", "base_set_by",
-	"stats_enable", "latency_enable",
-	"hook_handle_mm_fault", "hook_filemap_map_pages", "hook_set_pte",
+	"stats_enable", "latency_enable", "mapped_enable",
+	"hook_filemap_map_pages", "hook_set_pte",
 	"hook_handle_mm_fault_return", "hook_args", "fault_around_callers",
 	"ftrace_enabled_guard",
 	"policy", "policy_rules", "policy_max_rules", "policy_default_order",

@@ -12,6 +12,10 @@
  *   latency_enable  "1" (default) or "0": whether "stats_enable 1" also
  *                   times handle_mm_fault (a kretprobe, dearer than the
  *                   counters).  Can be changed only while stats are off.
+ *   mapped_enable   "0" (default) or "1": whether "stats_enable 1" also
+ *                   counts the pages fault-around mapped (a callback per
+ *                   call of the PTE setter: per page on 6.1).  Can be
+ *                   changed only while stats are off.
  *   latency         the histogram, format below.
  *
  * The counters are per CPU and only ever written by their own CPU (with
@@ -19,13 +23,25 @@
  * write them: it records the current sums as a base that later reads
  * subtract, so a reset cannot race with an increment on another CPU.
  *
- * Two users of the hooks layer: the counters (entries of handle_mm_fault,
- * filemap_map_pages and the PTE setter) and the latency (a kretprobe on
- * handle_mm_fault).  While the latency is on it also counts the faults,
- * so that handle_mm_fault does not carry two ftrace users (two ops on one
- * function make ftrace walk its ops list); the handle_mm_fault entry hook
- * is then not asked for, and info says who stands in for it.
+ * What each counter costs on the fault path (bench/RESULTS.md measures it
+ * in guest instructions per fault):
+ *   faults          nothing: the kernel's own PGFAULT event (/proc/vmstat
+ *                   pgfault, counted at the top of handle_mm_fault) while
+ *                   stats are on, read from its per-CPU counters.
+ *   fault_around_calls, fault_around_pages_requested
+ *                   one ftrace callback per fault-around call, at the
+ *                   entry of filemap_map_pages.
+ *   fault_around_pages_mapped
+ *                   only with mapped_enable 1 ("off" in stats otherwise):
+ *                   one callback per call of the PTE setter from
+ *                   fault-around, once per page on 6.1 (do_set_pte), once
+ *                   per run of a folio's pages from 6.5 (set_pte_range).
+ *                   16 callbacks a fault at order 4 cost more than the
+ *                   fault-around call itself, hence its own switch.
+ * Two users of the hooks layer: the counters and the latency (a
+ * kretprobe on handle_mm_fault).
  */
+#include <linux/cpu.h>
 #include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/hash.h>
@@ -41,6 +57,7 @@
 #include <linux/string.h>
 #include <linux/sysfs.h>
 #include <linux/uaccess.h>
+#include <linux/vmstat.h>
 
 #include "mmtune.h"
 #include "mmtune_abi.h"
@@ -85,11 +102,6 @@ static __always_inline struct lat_slot *lat_slot_of_current(void)
 
 /* ---- the callbacks ---- */
 
-static void notrace fault_cb(struct mmtune_hook_call *c)
-{
-	ctr_add(MMT_CTR_FAULTS, 1);
-}
-
 /* After the policy's: the window filemap_map_pages gets. */
 static void notrace fault_around_cb(struct mmtune_hook_call *c)
 {
@@ -122,8 +134,6 @@ static int notrace lat_entry(struct kretprobe_instance *ri,
 {
 	struct lat_data *d = (struct lat_data *)ri->data;
 
-	/* counts the faults while it is on: see the top of the file */
-	ctr_add(MMT_CTR_FAULTS, 1);
 	WRITE_ONCE(lat_slot_of_current()->v, (unsigned long)current);
 	d->t0 = local_clock();
 	return 0;
@@ -154,7 +164,6 @@ static struct mmtune_hook_user counters_user = {
 	.name	= "stats",
 	.slot	= MMT_SLOT_STATS,
 	.fn	= {
-		[MMT_HOOK_FAULT] = fault_cb,
 		[MMT_HOOK_FAULT_AROUND] = fault_around_cb,
 		[MMT_HOOK_SET_PTE] = set_pte_cb,
 	},
@@ -170,7 +179,56 @@ static struct mmtune_hook_user latency_user = {
 };
 
 static DEFINE_MUTEX(stats_lock);
-static bool stats_on, latency_wanted = true;	/* under stats_lock */
+static bool stats_on;	/* under stats_lock */
+
+/*
+ * The settings that change only while stats are off (EBUSY otherwise):
+ * which of the dearer hooks "stats_enable 1" asks for.  @on is under
+ * stats_lock; @pending is a value given at load, applied by init (-1:
+ * none); @off_note is what info says of @hook while @on is 0.
+ */
+enum { OPT_LATENCY, OPT_MAPPED, OPT_NR };
+
+struct stats_opt {
+	enum mmtune_hook_id hook;
+	const char *off_note;
+	bool on;
+	int pending;
+};
+
+static struct stats_opt opts[OPT_NR] = {
+	[OPT_LATENCY] = { MMT_HOOK_LATENCY, "latency_enable is 0", true, -1 },
+	[OPT_MAPPED] = { MMT_HOOK_SET_PTE, "mapped_enable is 0", false, -1 },
+};
+
+/* ---- faults: the kernel's own count ---- */
+
+/*
+ * faults_acc: the PGFAULT events of the earlier periods with stats on;
+ * faults_from: the events' sum when the current one began.  Under
+ * stats_lock.
+ */
+static u64 faults_acc, faults_from;
+
+static u64 kernel_pgfaults(void)
+{
+	u64 n = 0;
+#ifdef CONFIG_VM_EVENT_COUNTERS
+	int cpu;
+
+	/* a dead CPU's events move to a live one's under the hotplug lock */
+	cpus_read_lock();
+	for_each_possible_cpu(cpu)
+		n += READ_ONCE(per_cpu(vm_event_states, cpu).event[PGFAULT]);
+	cpus_read_unlock();
+#endif
+	return n;
+}
+
+static u64 faults_now_locked(void)
+{
+	return faults_acc + (stats_on ? kernel_pgfaults() - faults_from : 0);
+}
 
 static struct mmtune_pcpu_stats base;	/* sums at the last reset */
 static unsigned long base_missed;
@@ -180,9 +238,9 @@ static unsigned long base_missed;
  * modprobe's values arrive before it) or are refused (GONE: unloading).
  */
 static enum { STATS_LOADING, STATS_READY, STATS_GONE } stats_state;
-static int pending_enable = -1, pending_latency = -1;
+static int pending_enable = -1;
 
-/* Sum of every CPU's counters into @sum. */
+/* Sum of every CPU's counters into @sum.  Caller holds stats_lock. */
 static void stats_sum(struct mmtune_pcpu_stats *sum)
 {
 	unsigned int i, k, b;
@@ -198,6 +256,7 @@ static void stats_sum(struct mmtune_pcpu_stats *sum)
 			for (b = 0; b < MMT_LAT_BUCKETS; b++)
 				sum->lat[k][b] += READ_ONCE(p->lat[k][b]);
 	}
+	sum->ctr[MMT_CTR_FAULTS] = faults_now_locked();
 }
 
 /* The counters since the last reset.  Caller holds stats_lock. */
@@ -252,8 +311,6 @@ void mmtune_stats_snapshot(struct mmtune_pcpu_stats *s, unsigned long *missed)
 	stats_since_reset(s);
 	m = mmtune_hook_missed(MMT_HOOK_LATENCY) - base_missed;
 	mutex_unlock(&stats_lock);
-	/* faults the kretprobe missed are faults all the same */
-	s->ctr[MMT_CTR_FAULTS] += m;
 	if (missed)
 		*missed = m;
 }
@@ -283,10 +340,10 @@ static int stats_show(struct seq_file *m, void *v)
 
 		if (!name)
 			continue;
-		if (mmtune_ctr_available(i))
-			seq_printf(m, "%s %llu\n", name, s->ctr[i]);
+		if (mmtune_ctr_absent(i))
+			seq_printf(m, "%s %s\n", name, mmtune_ctr_absent(i));
 		else
-			seq_printf(m, "%s unavailable\n", name);
+			seq_printf(m, "%s %llu\n", name, s->ctr[i]);
 	}
 	kfree(s);
 	return 0;
@@ -330,33 +387,30 @@ static ssize_t bool_read(char __user *ubuf, size_t count, loff_t *ppos,
 	return simple_read_from_buffer(ubuf, count, ppos, buf, sizeof(buf));
 }
 
-#define LAT_STANDS_IN	"counted by the handle_mm_fault_return kretprobe"
-
-/* Latency first: whether its kretprobe counts the faults decides the rest. */
+/* Latency first: the counters' hooks then count its self-test's fault. */
 static int stats_enable_locked(void)
 {
-	bool by_latency = false;
 	int ret;
 
 	if (stats_on)
 		return 0;
-	if (latency_wanted) {
+	if (opts[OPT_LATENCY].on) {
 		ret = mmtune_hooks_get(&latency_user);
 		if (ret)
 			return ret;
-		by_latency = mmtune_hook_held(&latency_user, MMT_HOOK_LATENCY);
 	}
-	counters_user.wants = BIT(MMT_HOOK_FAULT_AROUND) | BIT(MMT_HOOK_SET_PTE);
-	if (!by_latency)
-		counters_user.wants |= BIT(MMT_HOOK_FAULT);
+	counters_user.wants = BIT(MMT_HOOK_FAULT_AROUND);
+	if (opts[OPT_MAPPED].on)
+		counters_user.wants |= BIT(MMT_HOOK_SET_PTE);
 	ret = mmtune_hooks_get(&counters_user);
 	if (ret) {
 		mmtune_hooks_put(&latency_user);
 		return ret;
 	}
-	mmtune_hook_stand_in(MMT_HOOK_FAULT, by_latency ? LAT_STANDS_IN : NULL);
-	WRITE_ONCE(lat_classify, by_latency &&
+	WRITE_ONCE(lat_classify,
+		   mmtune_hook_held(&latency_user, MMT_HOOK_LATENCY) &&
 		   mmtune_hook_held(&counters_user, MMT_HOOK_FAULT_AROUND));
+	faults_from = kernel_pgfaults();
 	stats_on = true;
 	return 0;
 }
@@ -366,10 +420,10 @@ static void stats_disable_locked(void)
 {
 	if (!stats_on)
 		return;
+	faults_acc = faults_now_locked();
 	WRITE_ONCE(lat_classify, false);
 	mmtune_hooks_put(&latency_user);
 	mmtune_hooks_put(&counters_user);
-	mmtune_hook_stand_in(MMT_HOOK_FAULT, NULL);
 	stats_on = false;
 }
 
@@ -381,14 +435,12 @@ static int set_enable_locked(bool on)
 	return 0;
 }
 
-/* Changeable only while stats are off. */
-static int set_latency_locked(bool on)
+static int set_opt_locked(struct stats_opt *o, bool on)
 {
 	if (stats_on)
 		return -EBUSY;
-	latency_wanted = on;
-	mmtune_hook_user_note(MMT_HOOK_LATENCY,
-			      on ? NULL : "latency_enable is 0");
+	o->on = on;
+	mmtune_hook_user_note(o->hook, on ? NULL : o->off_note);
 	return 0;
 }
 
@@ -399,7 +451,7 @@ static bool stats_enabled(void)
 
 static bool stats_latency_wanted(void)
 {
-	return READ_ONCE(latency_wanted);
+	return READ_ONCE(opts[OPT_LATENCY].on);
 }
 
 static ssize_t enable_read(struct file *file, char __user *ubuf,
@@ -429,15 +481,17 @@ static const struct file_operations enable_fops = {
 	.write	= enable_write,
 };
 
-static ssize_t latency_enable_read(struct file *file, char __user *ubuf,
-				   size_t count, loff_t *ppos)
+/* latency_enable and mapped_enable: the option is the file's data. */
+static ssize_t opt_read(struct file *file, char __user *ubuf, size_t count,
+			loff_t *ppos)
 {
-	return bool_read(ubuf, count, ppos, stats_latency_wanted());
+	const struct stats_opt *o = file->private_data;
+
+	return bool_read(ubuf, count, ppos, READ_ONCE(o->on));
 }
 
-static ssize_t latency_enable_write(struct file *file,
-				    const char __user *ubuf, size_t count,
-				    loff_t *ppos)
+static ssize_t opt_write(struct file *file, const char __user *ubuf,
+			 size_t count, loff_t *ppos)
 {
 	bool on;
 	int ret;
@@ -445,16 +499,17 @@ static ssize_t latency_enable_write(struct file *file,
 	ret = parse_bool_write(ubuf, count, ppos, &on);
 	if (!ret) {
 		mutex_lock(&stats_lock);
-		ret = set_latency_locked(on);
+		ret = set_opt_locked(file->private_data, on);
 		mutex_unlock(&stats_lock);
 	}
 	return mmtune_write_done(ret, count, ppos);
 }
 
-static const struct file_operations latency_enable_fops = {
+static const struct file_operations opt_fops = {
 	.owner	= THIS_MODULE,
-	.read	= latency_enable_read,
-	.write	= latency_enable_write,
+	.open	= simple_open,
+	.read	= opt_read,
+	.write	= opt_write,
 };
 
 /* ---- latency ---- */
@@ -547,7 +602,8 @@ static int latency_show(struct seq_file *m, void *v)
 DEFINE_SHOW_ATTRIBUTE(latency);
 
 /*
- * ---- module parameters: stats_enable, latency_enable, stats_reset ----
+ * ---- module parameters: stats_enable, latency_enable, mapped_enable,
+ * stats_reset ----
  *
  * The same settings as the debugfs files, in the place lockdown leaves
  * writable (/sys/module/mmtune/parameters/).  The module's parameter lock
@@ -585,8 +641,10 @@ module_param_cb(MMT_PARAM_STATS_ENABLE, &enable_param_ops, NULL, 0644);
 mmtune_param_desc(MMT_PARAM_STATS_ENABLE,
 		  "1 places the fault-path hooks and counts, 0 removes them (as debugfs stats_enable)");
 
-static int latency_param_set(const char *val, const struct kernel_param *kp)
+/* latency_enable= and mapped_enable=: the option is the parameter's arg. */
+static int opt_param_set(const char *val, const struct kernel_param *kp)
 {
+	struct stats_opt *o = kp->arg;
 	bool on;
 	int ret = 0;
 
@@ -594,27 +652,34 @@ static int latency_param_set(const char *val, const struct kernel_param *kp)
 		return -EINVAL;
 	mutex_lock(&stats_lock);
 	if (stats_state == STATS_LOADING)
-		pending_latency = on;
+		o->pending = on;
 	else if (stats_state == STATS_GONE)
 		ret = -ENODEV;
 	else
-		ret = set_latency_locked(on);
+		ret = set_opt_locked(o, on);
 	mutex_unlock(&stats_lock);
 	return ret;
 }
 
-static int latency_param_get(char *buf, const struct kernel_param *kp)
+static int opt_param_get(char *buf, const struct kernel_param *kp)
 {
-	return sysfs_emit(buf, "%d\n", stats_latency_wanted());
+	const struct stats_opt *o = kp->arg;
+
+	return sysfs_emit(buf, "%d\n", READ_ONCE(o->on));
 }
 
-static const struct kernel_param_ops latency_param_ops = {
-	.set = latency_param_set,
-	.get = latency_param_get,
+static const struct kernel_param_ops opt_param_ops = {
+	.set = opt_param_set,
+	.get = opt_param_get,
 };
-module_param_cb(MMT_PARAM_LATENCY_ENABLE, &latency_param_ops, NULL, 0644);
+module_param_cb(MMT_PARAM_LATENCY_ENABLE, &opt_param_ops,
+		&opts[OPT_LATENCY], 0644);
 mmtune_param_desc(MMT_PARAM_LATENCY_ENABLE,
 		  "1 (default): stats_enable also times faults; changes only while stats are off");
+module_param_cb(MMT_PARAM_MAPPED_ENABLE, &opt_param_ops,
+		&opts[OPT_MAPPED], 0644);
+mmtune_param_desc(MMT_PARAM_MAPPED_ENABLE,
+		  "1: stats_enable also counts the pages fault-around mapped (a callback per PTE setter call); changes only while stats are off");
 
 /* Writing 1 resets the counters (as "0" to debugfs stats); no value to read. */
 static int reset_param_set(const char *val, const struct kernel_param *kp)
@@ -640,44 +705,59 @@ module_param_cb(MMT_PARAM_STATS_RESET, &reset_param_ops, NULL, 0200);
 mmtune_param_desc(MMT_PARAM_STATS_RESET,
 		  "write 1 to reset the counters and the latency histogram");
 
-/* stats_enable= and latency_enable= given at load. */
+/* stats_enable=, latency_enable= and mapped_enable= given at load. */
 static int stats_apply_pending(void)
 {
+	unsigned int i;
 	int ret = 0;
 
 	mutex_lock(&stats_lock);
 	stats_state = STATS_READY;
-	if (pending_latency >= 0)
-		ret = set_latency_locked(pending_latency);
+	/* the options first: they say what stats_enable places */
+	for (i = 0; i < OPT_NR && !ret; i++)
+		ret = set_opt_locked(&opts[i], opts[i].pending >= 0 ?
+				     opts[i].pending : opts[i].on);
 	if (!ret && pending_enable >= 0)
 		ret = set_enable_locked(pending_enable);
 	if (ret)
 		stats_state = STATS_GONE;
 	mutex_unlock(&stats_lock);
 	if (ret)
-		pr_err("cannot apply stats_enable=%d latency_enable=%d at load (%d)\n",
-		       pending_enable, pending_latency, ret);
+		pr_err("cannot apply stats_enable=%d latency_enable=%d mapped_enable=%d at load (%d)\n",
+		       pending_enable, opts[OPT_LATENCY].pending,
+		       opts[OPT_MAPPED].pending, ret);
 	return ret;
 }
 
 /* ---- the feature ---- */
 
-/* Whether counter @c's hook can be placed on this kernel. */
-bool mmtune_ctr_available(enum mmtune_ctr c)
+static const char *absent_if_unavailable(enum mmtune_hook_id id)
+{
+	return mmtune_hook_state(id) == MMT_HOOK_UNAVAILABLE ?
+	       "unavailable" : NULL;
+}
+
+/*
+ * NULL where counter @c counts (or would, with stats on); else the word
+ * shown instead of its value: "unavailable" (its hook cannot be placed
+ * on this kernel) or "off" (its option is 0).
+ */
+const char *mmtune_ctr_absent(enum mmtune_ctr c)
 {
 	switch (c) {
 	case MMT_CTR_FAULTS:
-		return mmtune_hook_state(MMT_HOOK_FAULT) != MMT_HOOK_UNAVAILABLE ||
-		       mmtune_hook_state(MMT_HOOK_LATENCY) == MMT_HOOK_ON;
+		return IS_ENABLED(CONFIG_VM_EVENT_COUNTERS) ? NULL : "unavailable";
 	case MMT_CTR_FA_CALLS:
 	case MMT_CTR_FA_REQUESTED:
-		return mmtune_hook_state(MMT_HOOK_FAULT_AROUND) != MMT_HOOK_UNAVAILABLE;
+		return absent_if_unavailable(MMT_HOOK_FAULT_AROUND);
 	case MMT_CTR_FA_MAPPED:
-		return mmtune_hook_state(MMT_HOOK_SET_PTE) != MMT_HOOK_UNAVAILABLE;
+		if (absent_if_unavailable(MMT_HOOK_SET_PTE))
+			return "unavailable";
+		return READ_ONCE(opts[OPT_MAPPED].on) ? NULL : "off";
 	case MMT_CTR_LAT_UNCLASSIFIED:
-		return mmtune_hook_state(MMT_HOOK_LATENCY) != MMT_HOOK_UNAVAILABLE;
+		return absent_if_unavailable(MMT_HOOK_LATENCY);
 	default:
-		return false;
+		return "unavailable";
 	}
 }
 
@@ -704,8 +784,10 @@ static int stats_init(struct dentry *dir)
 	}
 	debugfs_create_file("stats", 0600, dir, NULL, &stats_fops);
 	debugfs_create_file("stats_enable", 0600, dir, NULL, &enable_fops);
-	debugfs_create_file("latency_enable", 0600, dir, NULL,
-			    &latency_enable_fops);
+	debugfs_create_file("latency_enable", 0600, dir, &opts[OPT_LATENCY],
+			    &opt_fops);
+	debugfs_create_file("mapped_enable", 0600, dir, &opts[OPT_MAPPED],
+			    &opt_fops);
 	debugfs_create_file("latency", 0400, dir, NULL, &latency_fops);
 	return 0;
 }
@@ -725,6 +807,7 @@ static void stats_info(struct seq_file *m)
 {
 	seq_printf(m, "stats_enable: %d\n", stats_enabled());
 	seq_printf(m, "latency_enable: %d\n", stats_latency_wanted());
+	seq_printf(m, "mapped_enable: %d\n", READ_ONCE(opts[OPT_MAPPED].on));
 	mmtune_hooks_info(m);
 }
 

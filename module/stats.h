@@ -10,7 +10,7 @@
 
 /* Counters, per CPU, summed on read. */
 enum mmtune_ctr {
-	MMT_CTR_FAULTS,			/* handle_mm_fault calls */
+	MMT_CTR_FAULTS,			/* the kernel's PGFAULT events */
 	MMT_CTR_FA_CALLS,		/* filemap_map_pages calls */
 	MMT_CTR_FA_REQUESTED,		/* sum of end - start + 1 */
 	MMT_CTR_FA_MAPPED,		/* PTEs those calls set */
@@ -32,8 +32,8 @@ struct mmtune_pcpu_stats {
 	u64 lat[MMT_LAT_KINDS][MMT_LAT_BUCKETS];
 };
 
-/* Whether counter @c's hook can be placed on this kernel. */
-bool mmtune_ctr_available(enum mmtune_ctr c);
+/* NULL if counter @c counts; else "unavailable" or "off" (stats.c). */
+const char *mmtune_ctr_absent(enum mmtune_ctr c);
 /* Whether latency rows can be split by fault-around. */
 bool mmtune_latency_classified(void);
 

@@ -110,8 +110,8 @@ static ssize_t ctr_show(struct kobject *kobj, struct kobj_attribute *attr,
 	if (!mmt_abi_counters[id].name)
 		return -ENOENT;
 
-	if (!mmtune_ctr_available(id))
-		return sysfs_emit(buf, "unavailable\n");
+	if (mmtune_ctr_absent(id))
+		return sysfs_emit(buf, "%s\n", mmtune_ctr_absent(id));
 	s = kmalloc(sizeof(*s), GFP_KERNEL);
 	if (!s)
 		return -ENOMEM;

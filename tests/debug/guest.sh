@@ -82,6 +82,7 @@ knob_writer() {
 	w "$m/fault_around_order" "99"
 	w "$m/stats_enable" "$(( RANDOM % 2 ))"
 	w "$m/latency_enable" "$(( RANDOM % 2 ))"
+	w "$m/mapped_enable" "$(( RANDOM % 2 ))"
 	w "$m/stats" "0"
 	w "$m/policy" "comm=mmstress order=$(( RANDOM % 5 ))"
 	w "$m/policy" "pid=999999999 order=1"

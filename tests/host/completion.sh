@@ -69,7 +69,7 @@ completion_host() {
 	c=$(comp mmtunectl tune -- bash "")
 	case $c in *bash*) fail "completion: tune -- CMD: offers commands again: '$c'" ;; *) ok "completion: tune -- CMD offers files" ;; esac
 	c=$(comp mmtunectl get "")
-	for k in fault_around_order info stats stats_enable latency_enable latency pfn_valid/mode pfn_valid/bench; do
+	for k in fault_around_order info stats stats_enable latency_enable mapped_enable latency pfn_valid/mode pfn_valid/bench; do
 		case " $c " in *" $k "*) ok "completion: get offers $k" ;; *) fail "completion: get: '$c'" ;; esac
 	done
 	c=$(comp mmtunectl set fault_around_order "")

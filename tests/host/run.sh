@@ -189,6 +189,8 @@ suite_usage() {
 	t_rc "set stats 5" 2 "$CTL" set stats 5
 	t_rc "set latency" 2 "$CTL" set latency 0
 	t_rc "set latency_enable 2" 2 "$CTL" set latency_enable 2
+	t_rc "set mapped_enable 2" 2 "$CTL" set mapped_enable 2
+	t_file "nothing written to mapped_enable" "$T/mapped_enable" 0
 	for v in "" 0 "0 seq" "16777217 seq" "10 up" "10  seq" "10 seq " "x seq" "-1 rand"; do
 		t_rc "set pfn_valid/bench '$v'" 2 "$CTL" set pfn_valid/bench "$v"
 	done
@@ -237,6 +239,8 @@ suite_module() {
 	t_file "set pfn_valid/bench: written" "$T/pfn_valid/bench" "1000 holes"
 	t_rc "set latency_enable 0" 0 "$CTL" set latency_enable 0
 	t_file "set latency_enable 0: written" "$T/latency_enable" 0
+	t_rc "set mapped_enable 1" 0 "$CTL" set mapped_enable 1
+	t_file "set mapped_enable 1: written" "$T/mapped_enable" 1
 	rm "$T/latency"
 	t_rc "get a known knob the module lacks" 1 "$CTL" get latency
 	t_grep "get a known knob the module lacks: says so" err "lacks it"
@@ -587,7 +591,7 @@ suite_plane() {
 	while IFS=': ' read -r k v; do echo "$v" > "$S/info/$k"; done < "$FIX/tree/debugfs/mmtune/info"
 	echo on > "$S/info/sysfs"
 	while read -r k v; do echo "$v" > "$S/stats/$k"; done < "$FIX/tree/debugfs/mmtune/stats"
-	for f in fault_around_order:4 stats_enable:1 latency_enable:1 pfn_valid_mode:off policy: stats_reset:; do
+	for f in fault_around_order:4 stats_enable:1 latency_enable:1 mapped_enable:0 pfn_valid_mode:off policy: stats_reset:; do
 		echo "${f#*:}" > "$P/${f%%:*}"
 	done
 	: > "$P/policy"

@@ -56,27 +56,58 @@ if ! load_module; then
 fi
 
 # --- files, defaults, bad input
-for f in stats:600 stats_enable:600 latency_enable:600 latency:400; do
+for f in stats:600 stats_enable:600 latency_enable:600 mapped_enable:600 latency:400; do
 	expect_eq "${f%:*} mode" "$(stat -c %a $MMT/${f%:*} 2>&1)" "${f#*:}"
 done
 expect_eq "stats_enable off by default" "$(cat $MMT/stats_enable)" 0
 expect_eq "latency_enable on by default" "$(cat $MMT/latency_enable)" 1
+expect_eq "mapped_enable off by default" "$(cat $MMT/mapped_enable)" 0
 expect_unregistered "loaded, stats off"
-for h in handle_mm_fault filemap_map_pages set_pte handle_mm_fault_return; do
+for h in filemap_map_pages set_pte handle_mm_fault_return; do
 	expect_eq "info hook_$h off" "$(info hook_$h | cut -d' ' -f1)" off
 done
+expect_eq "info: no handle_mm_fault entry hook (faults are the kernel's count)" \
+	"$(grep -c '^hook_handle_mm_fault:' $MMT/info)" 0
 for c in faults fault_around_calls fault_around_pages_requested \
 	 fault_around_pages_mapped; do
 	[ -n "$(stat_of $c)" ] && ok "stats has $c" || fail "stats lacks $c"
 done
 for bad in 2 on "" "1 " 01 -1; do expect_einval $MMT/stats_enable "$bad"; done
 for bad in 1 x ""; do expect_einval $MMT/stats "$bad"; done
+for bad in 2 on "" "1 " 01 -1; do expect_einval $MMT/mapped_enable "$bad"; done
 expect_eq "bad writes leave stats off" "$(cat $MMT/stats_enable)" 0
+expect_eq "bad writes leave mapped_enable 0" "$(cat $MMT/mapped_enable)" 0
+
+# --- on with the defaults (mapped_enable 0): no per-page hook
+setter_hooked() {
+	grep -qE '^(do_set_pte|set_pte_range) ' $TR/enabled_functions 2>/dev/null
+}
+echo 1 > $MMT/stats_enable
+expect_eq "mapped_enable 0: fault_around_pages_mapped reads off" \
+	"$(stat_of fault_around_pages_mapped)" off
+case $(info hook_set_pte) in
+off*"mapped_enable is 0"*) ok "mapped_enable 0: hook_set_pte off, says why" ;;
+unavailable*) skip "mapped_enable 0: hook_set_pte" "$(info hook_set_pte)" ;;
+*) fail "mapped_enable 0: hook_set_pte: $(info hook_set_pte)" ;;
+esac
+setter_hooked && fail "mapped_enable 0: the PTE setter is in enabled_functions" ||
+	ok "mapped_enable 0: the PTE setter is not hooked"
+ftraced handle_mm_fault && fail "stats on: handle_mm_fault has an ftrace hook" ||
+	ok "stats on: no ftrace hook on handle_mm_fault"
+if echo 1 > $MMT/mapped_enable 2>/dev/null; then
+	fail "mapped_enable writable while stats are on"
+else
+	ok "mapped_enable refused while stats are on"
+fi
+echo 0 > $MMT/stats_enable
+expect_unregistered "stats_enable 0 (mapped_enable 0)"
+echo 1 > $MMT/mapped_enable
+expect_eq "mapped_enable 1 while stats are off" "$(cat $MMT/mapped_enable)" 1
 
 # --- on: every hook placed, self-tested, visible to ftrace and kprobes
 echo 1 > $MMT/stats_enable
 expect_eq "stats_enable reads 1" "$(cat $MMT/stats_enable)" 1
-for h in handle_mm_fault filemap_map_pages set_pte handle_mm_fault_return; do
+for h in filemap_map_pages set_pte handle_mm_fault_return; do
 	s=$(info hook_$h)
 	case $h:$s in
 	handle_mm_fault_return:unavailable*) [ -n "$NOLAT" ] && skip "hook_$h: $s" "$NOLAT" ||
@@ -180,8 +211,8 @@ grep -q handle_mm_fault $DBG/kprobes/list 2>/dev/null &&
 	fail "latency_enable 0: a kretprobe is registered" ||
 	ok "latency_enable 0: no kretprobe"
 ftraced handle_mm_fault &&
-	ok "latency_enable 0: handle_mm_fault counted by ftrace" ||
-	fail "latency_enable 0: handle_mm_fault not in enabled_functions"
+	fail "latency_enable 0: handle_mm_fault in enabled_functions" ||
+	ok "latency_enable 0: nothing on handle_mm_fault (faults: the kernel's count)"
 echo 0 > $MMT/stats
 stats_snap a
 "$PROBE" "$F" > /dev/null

@@ -246,6 +246,7 @@ echo "$DEF" > $MMT/fault_around_order
 
 # --- 8. stats and policy together: either can go first, neither breaks the other
 sect "8. stats on/off with rules"
+echo 1 > $MMT/mapped_enable	# the rules' pages: the PTE setter's hook
 echo 1 > $MMT/stats_enable
 check "rule with stats on" pwrite "comm=fpolicy0 order=0"
 echo 0 > $MMT/stats
@@ -257,8 +258,8 @@ within "stats on: the rule's pages are counted" "$(ctr comm=fpolicy0 pages)" "$P
 echo 0 > $MMT/stats_enable
 "$FPM" "$F" > "$WORK/m"
 within "stats off, rules kept: rule still applies" "$(minflt "$WORK/m")" "$PAGES" 2
-expect_eq "stats off: the handle_mm_fault hook is gone" \
-	"$(info hook_handle_mm_fault | cut -d' ' -f1)" off
+expect_eq "stats off: the PTE setter's hook is gone" \
+	"$(info hook_set_pte | cut -d' ' -f1)" off
 a=$(sed -n 's/^fault_around_calls //p' $MMT/stats)
 "$FP" "$F" > /dev/null
 expect_eq "stats off: counters do not move" "$(sed -n 's/^fault_around_calls //p' $MMT/stats)" "$a"
@@ -269,6 +270,7 @@ check "clear with stats on" pwrite "clear"
 expect_eq "clear with stats on: hook stays for stats" \
 	"$(info hook_filemap_map_pages | cut -d' ' -f1)" on
 echo 0 > $MMT/stats_enable
+echo 0 > $MMT/mapped_enable
 expect_eq "both off: filemap_map_pages hook off" "$(info hook_filemap_map_pages | cut -d' ' -f1)" off
 TR=/sys/kernel/tracing
 mountpoint -q $TR || mount -t tracefs none $TR 2>/dev/null

@@ -81,6 +81,7 @@ expect_eq "order_change: no other event" "$(grep -c order_change: $TR/trace)" 5
 
 # --- events between two markers = the counters' deltas (all processes)
 echo 4 > $MMT/fault_around_order
+echo 1 > $MMT/mapped_enable	# fault_around_mapped needs the PTE setter's hook
 echo 1 > $MMT/stats_enable
 echo 1 > $E/fault_around/enable
 echo 1 > $E/fault_around_mapped/enable
@@ -113,6 +114,7 @@ expect_eq "fault_around without rules: window = request" \
 	"$(awk '{ for (i = 1; i <= NF; i++) { if ($i ~ /^req=/) r = substr($i, 5); if ($i ~ /^win=/) w = substr($i, 5) } if (r != w) n++ } END { print n + 0 }' $WORK/a)" 0
 echo 0 > $E/enable
 echo 0 > $MMT/stats_enable
+echo 0 > $MMT/mapped_enable
 
 # --- two processes under two rules: order, rule, window and count
 # two_rules: the two rules again (their hits start at 0); hits NAME: a

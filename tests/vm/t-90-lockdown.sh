@@ -47,10 +47,12 @@ fi
 check "no $SYS after the failed load" test ! -e $SYS
 
 # --- parameters at load
-check "insmod with stats_enable=1 latency_enable=0 policy=2 rules" \
-	load_module stats_enable=1 latency_enable=0 'policy="comm=mmt-a order=1;comm=mmt-b order=0"'
+check "insmod with stats_enable=1 latency_enable=0 mapped_enable=1 policy=2 rules" \
+	load_module stats_enable=1 latency_enable=0 mapped_enable=1 'policy="comm=mmt-a order=1;comm=mmt-b order=0"'
 expect_eq "stats_enable=1 at load" "$(cat $MMT/stats_enable)" 1
 expect_eq "latency_enable=0 at load" "$(cat $MMT/latency_enable)" 0
+expect_eq "mapped_enable=1 at load" "$(cat $MMT/mapped_enable)" 1
+expect_eq "mapped_enable=1 at load: the PTE setter hooked" "$(info hook_set_pte | cut -d' ' -f1)" on
 expect_eq "policy= at load: 2 rules" "$(sysv policy/rules)" 2
 expect_eq "policy parameter reads the rules" "$(cat $PAR/policy | tr '\n' ';')" "comm=mmt-a order=1;comm=mmt-b order=0;"
 check "info/sysfs is on" test "$(sysv info/sysfs)" = on
@@ -60,10 +62,10 @@ wr $PAR/latency_enable 1 > /dev/null
 
 # --- before lockdown: the new files agree with debugfs
 for k in version arch page_size ptrs_per_pte max_order default_order pfn_valid \
-	 fault_around order base_order hook_handle_mm_fault pfn_valid_impls policy; do
+	 fault_around order base_order mapped_enable hook_set_pte pfn_valid_impls policy; do
 	expect_eq "info/$k = debugfs info" "$(sysv info/$k)" "$(info $k)"
 done
-for k in fault_around_order stats_enable latency_enable; do
+for k in fault_around_order stats_enable latency_enable mapped_enable; do
 	expect_eq "parameter $k = debugfs" "$(cat $PAR/$k)" "$(cat $MMT/$k)"
 done
 expect_eq "parameter pfn_valid_mode = debugfs" "$(cat $PAR/pfn_valid_mode)" "$(cat $MMT/pfn_valid/mode)"

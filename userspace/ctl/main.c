@@ -104,13 +104,13 @@ static const struct cmd cmds[] = {
 	  "  --json   one JSON object (the module's info under \"info\")\n" },
 	{ "get", do_get, plain_optstring, plain_opts, "usage: " PROG " get KNOB",
 	  "Print the value of KNOB, a file of <debugfs>/mmtune/: fault_around_order,\n"
-	  "info, stats, stats_enable, latency_enable, latency, pfn_valid/bench,\n"
-	  "pfn_valid/mode.  Without the module, fault_around_order is read from the\n"
+	  "info, stats, stats_enable, latency_enable, mapped_enable, latency,\n"
+	  "pfn_valid/bench, pfn_valid/mode.  Without the module, fault_around_order is read from the\n"
 	  "kernel's own <debugfs>/fault_around_bytes (a note on stderr).\n" },
 	{ "set", do_set, plain_optstring, plain_opts, "usage: " PROG " set KNOB VALUE",
 	  "Write VALUE to KNOB.  Values are checked before anything is written:\n"
 	  "  fault_around_order  0..max_order (see status) or 'default'\n"
-	  "  stats_enable        0 or 1 (latency_enable too)\n"
+	  "  stats_enable        0 or 1 (latency_enable and mapped_enable too)\n"
 	  "  stats               0 (reset every counter and the latency histogram)\n"
 	  "  pfn_valid/bench     'COUNT PATTERN': COUNT 1..16777216, seq|rand|holes\n"
 	  "  pfn_valid/mode      off or a strategy of info's pfn_valid_impls\n"
@@ -193,7 +193,8 @@ static const struct cmd cmds[] = {
 	  "Write the settings in force in the form the boot applies (README.md,\n"
 	  "\"Settings that survive a reboot\"): /etc/modprobe.d/mmtune.conf gets\n"
 	  "'options mmtune fault_around_order=N' (and stats_enable=1,\n"
-	  "latency_enable=0, pfn_valid_mode=S when so), /etc/mmtune/policy the rules\n"
+	  "latency_enable=0, mapped_enable=1, pfn_valid_mode=S when so),\n"
+	  "/etc/mmtune/policy the rules\n"
 	  "(pid= rules left out: a process does not survive a reboot; no rules: the\n"
 	  "file goes, so mmtune.service does nothing).  Each file is replaced whole;\n"
 	  "what was there stays as FILE.bak.\n"

@@ -98,6 +98,9 @@ static void save_conf(char *conf, size_t len, int order)
 	param_value("latency_enable", v, sizeof(v));
 	if (!strcmp(v, "0"))
 		strcat(opt, " latency_enable=0");
+	param_value("mapped_enable", v, sizeof(v));
+	if (!strcmp(v, "1"))
+		strcat(opt, " mapped_enable=1");
 	param_value("pfn_valid/mode", v, sizeof(v));
 	if (v[0] && strcmp(v, "off") && strspn(v, "abcdefghijklmnopqrstuvwxyz") == strlen(v))
 		cat_text(opt, sizeof(opt), " pfn_valid_mode=%s", v);
