@@ -26,6 +26,9 @@
 #   p1m     one rule matching faultbench
 #   p32     32 rules, none matching (30 comm=, a pid=, a cgroup=)
 #   p32m    32 rules, the last matching (30 comm=, a pid=, comm=faultbench)
+#   d       no module: bpftrace counting faults, fault-around calls and
+#           pages requested with kprobes (tests/bench-lib.sh)
+#   d_kfunc the same with kfunc (fentry) probes
 # (every rule at the order under test: the window is what a's is).
 # The host joins the guest's runs (faults from getrusage) with the plugin's
 # counts, prints the table (medians, spread, ratios to a of the same run),
@@ -44,7 +47,8 @@
 #      MMT_BENCH_BASE_KO (the module of config c_base, never a default),
 #      MMT_BENCH_OUT (default bench/RESULTS.md), MMT_BENCH_TOP (profile
 #      lines, default 15), MMT_BENCH_KEEP=1 (keep the work dir in /tmp),
-#      MMT_KERNEL (see vng.sh).
+#      MMT_KERNEL (see vng.sh), MMT_BENCH_KO (a module built for that
+#      kernel instead of the tree's for 6.1: tests/bench-cell.sh).
 # Inside the guest this script runs itself as: tests/bench-insn.sh --guest DIR
 set -uo pipefail
 
@@ -61,7 +65,7 @@ if [ "$SHORT" = 1 ]; then
 	CONFIGS=${MMT_BENCH_CONFIGS:-"a b c_ctr"}
 else
 	ORDERS=${MMT_BENCH_ORDERS:-"0 4 9"}
-	CONFIGS=${MMT_BENCH_CONFIGS:-"a b c_ctr c_map c t p1 p1m p32 p32m"}
+	CONFIGS=${MMT_BENCH_CONFIGS:-"a b c_ctr c_map c t p1 p1m p32 p32m d d_kfunc"}
 fi
 export MMT_BENCH_PASSES="$PASSES" MMT_BENCH_ORDERS="$ORDERS" MMT_BENCH_CONFIGS="$CONFIGS"
 . "$TOP/tests/bench-lib.sh"
@@ -69,7 +73,7 @@ export MMT_BENCH_PASSES="$PASSES" MMT_BENCH_ORDERS="$ORDERS" MMT_BENCH_CONFIGS="
 # ------------------------------------------------------------------ guest
 guest() {
 	local dir=$1 dbg=/sys/kernel/debug mmt=/sys/kernel/debug/mmtune
-	local cg=/sys/fs/cgroup ko=$TOP/module/mmtune.ko
+	local cg=/sys/fs/cgroup ko=${MMT_BENCH_KO:-$TOP/module/mmtune.ko}
 	local trc=/sys/kernel/tracing tev=/sys/kernel/tracing/events/mmtune treader=
 	local r o c i n nr seq=0 cfgs out fab
 	export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
@@ -78,6 +82,7 @@ guest() {
 	grep -q " $cg cgroup2 " /proc/mounts || mount -t cgroup2 none $cg
 	mkdir -p $cg/mmt-bench
 	bench_mount_file
+	bench_bt_scripts
 	echo 0 > /proc/sys/kernel/kptr_restrict
 	awk '$2 ~ /^[tT]$/ { print "ksym", $1, $3, $4 }' /proc/kallsyms
 
@@ -106,6 +111,8 @@ guest() {
 		t) insmod "$ko" && echo 0 > $mmt/latency_enable && echo 1 > $mmt/stats_enable &&
 			echo 1 > $tev/fault_around/enable && echo 1 > $tev/fault_around_mapped/enable &&
 			{ cat $trc/trace_pipe > /dev/null & treader=$!; } ;;
+		d) bt_start /var/tmp/kprobe.bt ;;
+		d_kfunc) bt_start /var/tmp/kfunc.bt ;;
 		p1|p1m|p32|p32m)
 			nr=${1#p}; nr=${nr%m}
 			rules "$nr" "$([ "${1%m}" = "$1" ] && echo 0 || echo 1)" "$2" > /var/tmp/rules
@@ -117,6 +124,7 @@ guest() {
 		c|c_ctr|c_map|c_base) echo "# $1 stats: $(tr '\n' ' ' < $mmt/stats)" ;;
 		t) echo 0 > $tev/enable; kill "$treader"; wait "$treader" 2>/dev/null ;;
 		p*) echo "# $1 policy: $(grep -cE '^(comm|pid|cgroup)=' $mmt/policy) rules; $(grep -m1 faultbench $mmt/policy)" ;;
+		d*) bt_stop ;;
 		esac
 		rmmod mmtune 2>/dev/null
 		true

@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# tests/bench-lib.sh: what tests/bench.sh and tests/bench-policy.sh share.
+# tests/bench-lib.sh: what tests/bench.sh, tests/bench-policy.sh and
+# tests/bench-insn.sh share.
 # Sourced; the caller sets TOP, ROUNDS, SECS, MB and CONFIGS.
 #
 # In the guest: bench_mount_file prepares the cached tmpfs file and prints
@@ -33,6 +34,42 @@ bench_mount_file() {
 	echo "# fault_around_bytes $(cat /sys/kernel/debug/fault_around_bytes)"
 }
 
+# The bpftrace configurations (d: kprobes, d_kfunc: kfunc probes) count
+# what the counters do without a module: faults, fault-around calls and
+# pages requested, in per-CPU maps.  bench_bt_scripts writes their
+# scripts; bt_start SCRIPT returns once bpftrace says it attached (its
+# pid in $bt); bt_stop stops it and prints its maps as a comment.
+bench_bt_scripts() {
+	cat > /var/tmp/kprobe.bt <<-'EOF'
+	kprobe:handle_mm_fault { @faults = count(); }
+	kprobe:filemap_map_pages { @calls = count(); @req = sum(arg2 - arg1 + 1); }
+	EOF
+	cat > /var/tmp/kfunc.bt <<-'EOF'
+	kfunc:handle_mm_fault { @faults = count(); }
+	kfunc:filemap_map_pages { @calls = count(); @req = sum(args->end_pgoff - args->start_pgoff + 1); }
+	EOF
+}
+bt=""
+bt_start() {
+	local log=/var/tmp/bt.log i
+	: > $log
+	bpftrace "$1" > $log 2>&1 &
+	bt=$!
+	for i in $(seq 1 600); do
+		grep -q '^Attaching' $log && { sleep 1; return 0; }
+		kill -0 $bt 2>/dev/null || break
+		sleep 0.5
+	done
+	echo "# bpftrace $1 did not attach: $(tail -n 2 $log | tr '\n' ' ')"
+	kill $bt 2>/dev/null; wait $bt 2>/dev/null; bt=""
+	return 1
+}
+bt_stop() {
+	[ -n "$bt" ] || return 0
+	kill -INT $bt; wait $bt 2>/dev/null; bt=""
+	echo "# bpftrace: $(grep -E '^@' /var/tmp/bt.log | tr '\n' ' ')"
+}
+
 # bench_rounds DIR: a warm-up pass, then CSV lines
 # round,config,faults,pages,seconds,faults_per_s,pages_per_s
 bench_rounds() {
@@ -60,9 +97,15 @@ bench_rounds() {
 bench_vm() {
 	local name
 	name=$(basename "$1" .sh)
-	KVER=$(cd /lib/modules && ls -d 6.1.*-amd64 2>/dev/null | sort -V | tail -n 1)
-	make -s -C "$TOP" module KDIR="/lib/modules/$KVER/build" > /dev/null ||
-		{ echo "$name: module build failed" >&2; exit 1; }
+	if [ -n "${MMT_BENCH_KO:-}" ]; then
+		# another kernel's build of the module, that kernel booted
+		# (MMT_KERNEL, tests/bench-cell.sh)
+		KVER=$(modinfo -F vermagic "$MMT_BENCH_KO" | cut -d' ' -f1)
+	else
+		KVER=$(cd /lib/modules && ls -d 6.1.*-amd64 2>/dev/null | sort -V | tail -n 1)
+		make -s -C "$TOP" module KDIR="/lib/modules/$KVER/build" > /dev/null ||
+			{ echo "$name: module build failed" >&2; exit 1; }
+	fi
 	# /tmp is seen by the guest (an overlay of the host's /tmp)
 	dir=$(mktemp -d "/tmp/mmt-$name.XXXXXX")
 	[ -n "${MMT_BENCH_KEEP:-}" ] && echo "# keeping $dir" >&2 || trap 'rm -rf "$dir"' EXIT

@@ -34,41 +34,13 @@ CONFIGS="a b c c_ctr d d_kfunc"
 # ------------------------------------------------------------------ guest
 guest() {
 	local dir=$1 dbg=/sys/kernel/debug mmt=/sys/kernel/debug/mmtune
-	local bt=""
 	export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 	mountpoint -q $dbg || mount -t debugfs none $dbg
 	mountpoint -q /sys/kernel/tracing || mount -t tracefs none /sys/kernel/tracing
 	bench_mount_file
 
-	cat > /var/tmp/kprobe.bt <<-'EOF'
-	kprobe:handle_mm_fault { @faults = count(); }
-	kprobe:filemap_map_pages { @calls = count(); @req = sum(arg2 - arg1 + 1); }
-	EOF
-	cat > /var/tmp/kfunc.bt <<-'EOF'
-	kfunc:handle_mm_fault { @faults = count(); }
-	kfunc:filemap_map_pages { @calls = count(); @req = sum(args->end_pgoff - args->start_pgoff + 1); }
-	EOF
+	bench_bt_scripts
 
-	# bt_start SCRIPT: bpftrace attached (it prints "Attaching N probes")
-	bt_start() {
-		local log=/var/tmp/bt.log i
-		: > $log
-		bpftrace "$1" > $log 2>&1 &
-		bt=$!
-		for i in $(seq 1 600); do
-			grep -q '^Attaching' $log && { sleep 1; return 0; }
-			kill -0 $bt 2>/dev/null || break
-			sleep 0.5
-		done
-		echo "# bpftrace $1 did not attach: $(tail -n 2 $log | tr '\n' ' ')"
-		kill $bt 2>/dev/null; wait $bt 2>/dev/null; bt=""
-		return 1
-	}
-	bt_stop() {
-		[ -n "$bt" ] || return 0
-		kill -INT $bt; wait $bt 2>/dev/null; bt=""
-		echo "# bpftrace: $(grep -E '^@' /var/tmp/bt.log | tr '\n' ' ')"
-	}
 	setup() {
 		case $1 in
 		a) ;;
