@@ -182,8 +182,8 @@ fi
 
 bench_pre_vm() {
 	"$TOP/tests/bench-plugin.sh" "$dir/libinsncount.so" || return 1
-	BENCH_VNG_ARGS=(--cpus 1 --qemu-arg "-icount shift=0"
-		--qemu-arg "-plugin $dir/libinsncount.so,out=$dir/insn.txt,profile=$dir/prof.txt")
+	BENCH_CPUS=1
+	BENCH_QEMU="-icount shift=0 -plugin $dir/libinsncount.so,out=$dir/insn.txt,profile=$dir/prof.txt"
 }
 t0=$(date +%s)
 bench_vm "$TOP/tests/bench-insn.sh"

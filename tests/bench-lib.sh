@@ -11,12 +11,13 @@
 # On the host: bench_vm SCRIPT builds the module and faultbench and runs
 # SCRIPT --guest DIR in one VM (sets $KVER and $dir, the raw lines in
 # $dir/raw.txt; a caller's bench_pre_vm, if defined, runs first and may
-# set the array BENCH_VNG_ARGS of extra vng.sh options); bench_table prints the markdown table of a raw file;
+# set BENCH_CPUS and BENCH_QEMU, more qemu arguments); bench_table prints the markdown table of a raw file;
 # bench_write OUT SECTION HEAD puts SECTION into OUT, newest run first.
 # BENCH_AWK_SORT: awk's sort(a, n) of a[1..n] (insertion sort), for the
 # awk programs here and in tests/bench-insn-report.sh.
 
 BENCH_F=/var/tmp/bench-shm/f
+BENCH_MX=${MMTUNE_CACHE:-/var/cache/mmtune}/matrix	# tests/matrix/lib.sh's MX
 BENCH_AWK_SORT='
 	function sort(a, n,   i, j, t) {
 		for (i = 2; i <= n; i++)
@@ -93,11 +94,15 @@ bench_rounds() {
 	umount /var/tmp/bench-shm
 }
 
-# bench_vm SCRIPT: one VM run of SCRIPT --guest DIR
+# bench_vm SCRIPT: one VM run of SCRIPT --guest DIR: under vng.sh with the
+# host's root file system, or with $MMT_BENCH_CELL in that matrix cell's
+# initramfs (bench_boot_cell)
 bench_vm() {
-	local name
+	local name cc=${MMT_BENCH_CC:-cc}
 	name=$(basename "$1" .sh)
-	if [ -n "${MMT_BENCH_KO:-}" ]; then
+	if [ -n "${MMT_BENCH_CELL:-}" ]; then
+		KVER=$(. "$BENCH_MX/cells/$MMT_BENCH_CELL/cell.env"; echo "$KVER")
+	elif [ -n "${MMT_BENCH_KO:-}" ]; then
 		# another kernel's build of the module, that kernel booted
 		# (MMT_KERNEL, tests/bench-cell.sh)
 		KVER=$(modinfo -F vermagic "$MMT_BENCH_KO" | cut -d' ' -f1)
@@ -109,16 +114,54 @@ bench_vm() {
 	# /tmp is seen by the guest (an overlay of the host's /tmp)
 	dir=$(mktemp -d "/tmp/mmt-$name.XXXXXX")
 	[ -n "${MMT_BENCH_KEEP:-}" ] && echo "# keeping $dir" >&2 || trap 'rm -rf "$dir"' EXIT
-	cc -O2 -o "$dir/faultbench" "$TOP/bench/faultbench.c" || exit 1
-	BENCH_VNG_ARGS=()
+	"$cc" -O2 ${MMT_BENCH_CELL:+-static} -o "$dir/faultbench" "$TOP/bench/faultbench.c" || exit 1
+	BENCH_CPUS=2 BENCH_QEMU=""	# a caller's bench_pre_vm may change them
 	if declare -F bench_pre_vm > /dev/null; then bench_pre_vm || exit 1; fi
 	echo "# $name: $ROUNDS rounds x {$CONFIGS} x ${SECS}s, ${MB} MiB file, kernel $KVER" >&2
-	"$TOP/tests/vm/vng.sh" --timeout 3000 "${BENCH_VNG_ARGS[@]}" -- env MMT_BENCH_ROUNDS="$ROUNDS" \
-		MMT_BENCH_SECONDS="$SECS" MMT_BENCH_MB="$MB" "$1" --guest "$dir" \
-		> "$dir/raw.txt" 2> "$dir/console.txt"
+	if [ -n "${MMT_BENCH_CELL:-}" ]; then
+		bench_boot_cell "$1"
+	else
+		"$TOP/tests/vm/vng.sh" --timeout 3000 --cpus "$BENCH_CPUS" \
+			${BENCH_QEMU:+--qemu-arg "$BENCH_QEMU"} -- env MMT_BENCH_ROUNDS="$ROUNDS" \
+			MMT_BENCH_SECONDS="$SECS" MMT_BENCH_MB="$MB" "$1" --guest "$dir" \
+			> "$dir/raw.txt" 2> "$dir/console.txt"
+	fi
 	grep -q mmtune-bench-done "$dir/raw.txt" || {
 		echo "$name: the guest did not finish:" >&2
 		tail -n 20 "$dir/raw.txt" "$dir/console.txt" >&2
+		exit 1
+	}
+}
+
+# bench_boot_cell SCRIPT: SCRIPT's guest half as the one suite
+# (tests/bench-guest.sh) of an initramfs of $MMT_BENCH_CELL whose user
+# land is make check-trace's (tests/trace/rootfs.sh: bash, bpftrace),
+# booted by tests/matrix/boot.sh; the console is $dir/raw.txt.  The
+# guest's dmesg is scanned there (tests/matrix/init.sh): not clean, no
+# results.
+bench_boot_cell() {
+	local c=$MMT_BENCH_CELL darch fs
+	darch=$(. "$BENCH_MX/cells/$c/cell.env"; echo "$DEB_ARCH")
+	fs=$("$TOP/tests/trace/rootfs.sh" "$darch" | tail -n 1) || exit 1
+	MMT_INITRAMFS=$dir/initramfs.cpio MMT_MATRIX_ROOTFS=$fs \
+		MMT_MATRIX_TESTS=$TOP/tests/bench-guest.sh \
+		MMT_MATRIX_FILES="tests/$(basename "$1") tests/bench-lib.sh $dir/faultbench:bench/faultbench" \
+		MMT_MATRIX_ENV="MMT_TEST_TIMEOUT=3000
+MMT_BENCH_ROUNDS=$ROUNDS
+MMT_BENCH_SECONDS=$SECS
+MMT_BENCH_MB=$MB
+MMT_BENCH_ORDERS=${MMT_BENCH_ORDERS:-}
+MMT_BENCH_CONFIGS=${MMT_BENCH_CONFIGS:-}
+MMT_BENCH_PASSES=${MMT_BENCH_PASSES:-}
+MMT_BENCH_SHORT=${MMT_BENCH_SHORT:-0}" \
+		"$TOP/tests/matrix/initramfs.sh" "$c" > /dev/null || exit 1
+	MMT_BOOT_INITRD=$dir/initramfs.cpio MMT_BOOT_LOG=$dir/console.txt \
+		MMT_VM_CPUS=$BENCH_CPUS MMT_VM_MEMORY=3072 MMT_BOOT_TIMEOUT=3600 \
+		MMT_QEMU_ARGS="$BENCH_QEMU" "$TOP/tests/matrix/boot.sh" "$c" \
+		> "$dir/raw.txt" 2>/dev/null
+	grep -q '^ok [0-9]* dmesg clean' "$dir/raw.txt" || {
+		echo "$(basename "$1" .sh): the guest's dmesg is not clean:" >&2
+		grep -m 3 '^not ok' "$dir/raw.txt" >&2
 		exit 1
 	}
 }

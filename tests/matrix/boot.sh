@@ -23,7 +23,9 @@
 #            qemu-system-data as the firmware (-bios default), console
 #            ttyS0; the kernel picks the widest paging mode the cpu has
 # Env: MMT_BOOT_INITRD, MMT_BOOT_LOG: another initramfs than the cell's
-# initramfs.gz, another console log than its console.log (make check-trace).
+# initramfs.gz, another console log than its console.log (make check-trace);
+# MMT_QEMU_ARGS: more qemu arguments, split at spaces (tests/bench-cell.sh:
+# -icount and the TCG plugin); MMT_VM_CPUS, MMT_VM_MEMORY (MiB).
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -54,6 +56,8 @@ riscv64)
 	q=(qemu-system-riscv64 -M virt -cpu rv64 -bios default)
 	append="console=ttyS0 $append" ;;
 esac
+# shellcheck disable=SC2206 # MMT_QEMU_ARGS: more qemu arguments, split at spaces
+q+=(${MMT_QEMU_ARGS:-})
 q+=(-m "$mem" -smp "$smp" -display none -monitor none -serial stdio -no-reboot
     -kernel "$IMAGE" -initrd "${MMT_BOOT_INITRD:-$out/initramfs.gz}" -append "$append")
 echo "# ${q[*]}" >&2

@@ -19,7 +19,10 @@
 # Env: MMT_INITRAMFS, the file to write (default the cell's initramfs.gz; a
 # name not ending in .gz is an uncompressed cpio), and MMT_MATRIX_ROOTFS, a
 # tree to copy in instead of userland.sh's (make check-trace: the tracing
-# tools' user land, tests/trace/rootfs.sh).
+# tools' user land, tests/trace/rootfs.sh); MMT_MATRIX_FILES, more files
+# of the tree ("SRC[:DST]", DST relative to /mmtune) and MMT_MATRIX_ENV,
+# more VAR=VALUE lines (one a line) the guest's suites get in their
+# environment (tests/bench-cell.sh).
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -57,6 +60,18 @@ cp "$TOOLS/mmtunectl" "$TOOLS/mmstress" "$r/mmtune/userspace/"
 cp "$MMT_TOP/tests/lib.sh" "$r/mmtune/tests/"
 # light cell or full (tests/check-matrix.sh, MMT_MATRIX_FULL)
 echo "MMT_LIGHT=${MMT_MATRIX_LIGHT:-0}" > "$r/mmtune/tests/env"
+# more settings, one VAR=VALUE a line, exported to the suites
+while IFS= read -r l; do
+	[ -n "$l" ] && printf 'export %s=%q\n' "${l%%=*}" "${l#*=}"
+done <<< "${MMT_MATRIX_ENV:-}" >> "$r/mmtune/tests/env"
+# more files: SRC[:DST], DST under /mmtune (default SRC's path in the tree)
+for f in ${MMT_MATRIX_FILES:-}; do
+	s=${f%%:*} d=${f#*:}
+	[ "$d" = "$f" ] && d=$s
+	case $s in /*) ;; *) s=$MMT_TOP/$s ;; esac
+	mkdir -p "$r/mmtune/$(dirname "$d")"
+	cp "$s" "$r/mmtune/$d"
+done
 cp "$MMT_TOP/tests/vm/lib.sh" "$r/mmtune/tests/vm/"
 tests=${MMT_MATRIX_TESTS:-}
 if [ -z "$tests" ]; then
