@@ -92,8 +92,6 @@ unavailable*) skip "mapped_enable 0: hook_set_pte" "$(info hook_set_pte)" ;;
 esac
 setter_hooked && fail "mapped_enable 0: the PTE setter is in enabled_functions" ||
 	ok "mapped_enable 0: the PTE setter is not hooked"
-ftraced handle_mm_fault && fail "stats on: handle_mm_fault has an ftrace hook" ||
-	ok "stats on: no ftrace hook on handle_mm_fault"
 if echo 1 > $MMT/mapped_enable 2>/dev/null; then
 	fail "mapped_enable writable while stats are on"
 else
