@@ -179,7 +179,7 @@ insn_plot() {
 }
 
 insn_write() {
-	local out=$1 svg=$2 o
+	local out=$1 svg=$2 o c
 	insn_stats "$dir/runs.csv" > "$dir/stats.tsv"
 	insn_plot "$dir/stats.tsv" "$svg"
 	{
@@ -201,11 +201,14 @@ insn_write() {
 		echo
 		for o in $ORDERS; do
 			[ "$o" = 0 ] && continue
-			echo "Kernel instructions per fault by function, c_ctr minus a, order $o"
-			echo "(the top ${MMT_BENCH_TOP:-15}; mean of the rounds):"
-			echo
-			insn_profile "$dir" "$o"
-			echo
+			for c in c_ctr p1; do
+				case " $CONFIGS " in *" $c "*) ;; *) continue ;; esac
+				echo "Kernel instructions per fault by function, $c minus a, order $o"
+				echo "(the top ${MMT_BENCH_TOP:-15}; mean of the rounds):"
+				echo
+				insn_profile "$dir" "$o" a "$c"
+				echo
+			done
 		done
 		echo '<details><summary>raw counts</summary>'
 		echo
