@@ -26,15 +26,17 @@
  * callback and restored from ftrace_regs when it returns, so a callback can
  * read and also change them.  Without it (arm64 before 6.2) only an ops
  * with FTRACE_OPS_FL_SAVE_REGS gets them, through a full pt_regs.
- * FTRACE_OPS_FL_RECURSION (5.11 on, every target; an enum, so no #ifdef
- * can ask) has ftrace guard the callback against recursion and keep
- * preemption off around it.
+ * No FTRACE_OPS_FL_RECURSION: with it ftrace calls the ops' function
+ * through ftrace_ops_assist_func (a recursion trylock, preemption off and
+ * one more indirect call: 50 of the 143 instructions a hooked call cost
+ * on 6.1 x86_64, bench/RESULTS.md).  The hooks' function cannot recurse
+ * (its callbacks call nothing traceable) and keeps preemption off itself
+ * (hooks.c).
  */
 #ifdef CONFIG_DYNAMIC_FTRACE_WITH_ARGS
-#define MMTUNE_FTRACE_OPS_FLAGS	FTRACE_OPS_FL_RECURSION
+#define MMTUNE_FTRACE_OPS_FLAGS	0
 #else
-#define MMTUNE_FTRACE_OPS_FLAGS	(FTRACE_OPS_FL_SAVE_REGS | \
-				 FTRACE_OPS_FL_RECURSION)
+#define MMTUNE_FTRACE_OPS_FLAGS	FTRACE_OPS_FL_SAVE_REGS
 #endif
 
 /* 6.13 made struct ftrace_regs opaque: arch_ftrace_regs() opens it. */

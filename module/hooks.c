@@ -24,9 +24,11 @@
  *    With ftrace_regs (DYNAMIC_FTRACE_WITH_ARGS, the only kind arm64 has
  *    from 6.2 on) a callback can read and also change the arguments: the
  *    per-process policy narrows filemap_map_pages' start_pgoff/end_pgoff
- *    (mmtune_fregs_set_arg(), proved by the self-test).  ftrace itself
- *    guards the ops against recursion (FTRACE_OPS_FL_RECURSION, compat.h)
- *    and keeps preemption off around it.  The price of an ops per hook:
+ *    (mmtune_fregs_set_arg(), proved by the self-test).  The function
+ *    keeps preemption off around the callbacks itself; it needs no
+ *    recursion guard, since no callback calls anything traceable (so
+ *    ftrace's own, FTRACE_OPS_FL_RECURSION, is not asked for: compat.h).
+ *    The price of an ops per hook:
  *    removing a dynamic ops waits for RCU-tasks grace periods, once per
  *    ops, so turning the counters off waits for each of their hooks (and
  *    the self-test's); a fault pays neither a list walk nor a lookup.
@@ -49,10 +51,10 @@
  * parent_ip), which lies in filemap_map_pages (or its out-of-line static
  * helpers on newer kernels), and never reach a callback.
  *
- * Every callback is notrace and calls nothing traceable; ftrace callbacks
- * run inside ftrace's recursion guard, kretprobe handlers inside the
- * kprobe layer's, both with preemption off, so per-CPU data is updated on
- * the CPU it belongs to.
+ * Every callback is notrace and calls nothing traceable, so none can
+ * re-enter a hook; ftrace callbacks run with preemption off (the hooks'
+ * function), kretprobe handlers inside the kprobe layer's guard, so
+ * per-CPU data is updated on the CPU it belongs to.
  */
 #include <linux/errno.h>
 #include <linux/kallsyms.h>
@@ -174,11 +176,14 @@ static void notrace hook_ftrace_func(unsigned long ip, unsigned long pip,
 	c.narrowed = false;
 	/* nr is an unsigned int: the register's upper half is not ours */
 	c.nr = h->nr_arg >= 0 ? (u32)mmtune_fregs_arg(fregs, h->nr_arg) : 1;
+	/* per-CPU counters, an RCU-sched read of the rules: see the top */
+	preempt_disable_notrace();
 	/* in slot order, unrolled: a hook call is on the fault path */
 	BUILD_BUG_ON(MMT_HOOK_SLOTS != 3);
 	call_slot(h, MMT_SLOT_POLICY, &c);
 	call_slot(h, MMT_SLOT_TRACE, &c);
 	call_slot(h, MMT_SLOT_STATS, &c);
+	preempt_enable_notrace();
 }
 
 static struct mmtune_hook hooks[MMT_HOOK_NR + 1];

@@ -68,7 +68,7 @@
  * ftrace_enabled=0 (which would stop the narrowing) is refused.
  *
  * Lookup.  The rules are an array behind an RCU pointer; the hook runs with
- * preemption off (ftrace's recursion guard), an RCU-sched read-side
+ * preemption off (hooks.c's ftrace function), an RCU-sched read-side
  * section; a write builds a new array, publishes it, waits for a grace
  * period and frees the old one.  comm is two 8-byte compares, pid one
  * pointer compare (the struct pid held by the rule), cgroup an ancestor
