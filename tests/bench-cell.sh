@@ -26,8 +26,13 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 cell=${1:?usage: tests/bench-cell.sh CELL [--short]}
 shift
-[ -f "$MX/cells/$cell/cell.env" ] || "$TOP/tests/matrix/fetch.sh" "$cell" >&2
-"$TOP/tests/matrix/build.sh" "$cell" >&2
+# fetched and built under check-matrix's lock, as check-trace does: both
+# build in the cell's directory of the matrix cache
+(
+	flock -w 7200 9 || mdie "check-matrix holds $MX/.lock"
+	[ -f "$MX/cells/$cell/cell.env" ] || "$TOP/tests/matrix/fetch.sh" "$cell" >&2
+	"$TOP/tests/matrix/build.sh" "$cell" >&2
+) 9>"$MX/.lock"
 . "$MX/cells/$cell/cell.env"
 
 if [ "$BASE_ARCH" != x86_64 ]; then
