@@ -337,6 +337,10 @@ EOF
 	check "save: no rules, no /etc/mmtune/policy" test ! -e "$W/sroot/etc/mmtune/policy"
 	run "$CTL" save --stdout
 	t_grep "save --stdout" out '^options mmtune fault_around_order=4 stats_enable=1$'
+	echo 1 >"$T/mapped_enable"
+	run "$CTL" save --stdout
+	t_grep "save --stdout: mapped_enable=1 when it is on" out '^options mmtune fault_around_order=4 stats_enable=1 mapped_enable=1$'
+	echo 0 >"$T/mapped_enable"
 	t_rc "save extra argument" 2 "$CTL" save extra
 	cp "$FIX/parse/info-odd.txt" "$T/info"
 	run "$CTL" status --json
