@@ -115,6 +115,12 @@ bench_vm() {
 	dir=$(mktemp -d "/tmp/mmt-$name.XXXXXX")
 	[ -n "${MMT_BENCH_KEEP:-}" ] && echo "# keeping $dir" >&2 || trap 'rm -rf "$dir"' EXIT
 	"$cc" -O2 ${MMT_BENCH_CELL:+-static} -o "$dir/faultbench" "$TOP/bench/faultbench.c" || exit 1
+	if [ -n "${MMT_BENCH_KO:-}" ]; then
+		# the guest sees the host's /tmp, not the matrix cache (vng
+		# mounts its own /var/cache), and check-matrix may rebuild it
+		cp "$MMT_BENCH_KO" "$dir/mmtune.ko" || exit 1
+		MMT_BENCH_KO=$dir/mmtune.ko
+	fi
 	BENCH_CPUS=2 BENCH_QEMU=""	# a caller's bench_pre_vm may change them
 	if declare -F bench_pre_vm > /dev/null; then bench_pre_vm || exit 1; fi
 	echo "# $name: $ROUNDS rounds x {$CONFIGS} x ${SECS}s, ${MB} MiB file, kernel $KVER" >&2
