@@ -281,4 +281,30 @@ static inline struct file *mmtune_shmem_file_setup(const char *name,
 #endif
 }
 
+/*
+ * ---- the kernel's page-fault count ----
+ *
+ * PGFAULT of the per-CPU vm_event_states (exported; /proc/vmstat pgfault),
+ * summed.  A dead CPU's events move to a live one's under the hotplug
+ * lock, so the sum is taken under it.  Without CONFIG_VM_EVENT_COUNTERS
+ * (only EXPERT kernels) there is no count: 0, and stats says
+ * "unavailable" (stats.c).
+ */
+#include <linux/cpu.h>
+#include <linux/vmstat.h>
+
+static inline u64 mmtune_kernel_pgfaults(void)
+{
+	u64 n = 0;
+#ifdef CONFIG_VM_EVENT_COUNTERS
+	int cpu;
+
+	cpus_read_lock();
+	for_each_possible_cpu(cpu)
+		n += READ_ONCE(per_cpu(vm_event_states, cpu).event[PGFAULT]);
+	cpus_read_unlock();
+#endif
+	return n;
+}
+
 #endif /* MMTUNE_COMPAT_H */

@@ -41,7 +41,6 @@
  * Two users of the hooks layer: the counters and the latency (a
  * kretprobe on handle_mm_fault).
  */
-#include <linux/cpu.h>
 #include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/hash.h>
@@ -57,7 +56,6 @@
 #include <linux/string.h>
 #include <linux/sysfs.h>
 #include <linux/uaccess.h>
-#include <linux/vmstat.h>
 
 #include "mmtune.h"
 #include "mmtune_abi.h"
@@ -210,24 +208,9 @@ static struct stats_opt opts[OPT_NR] = {
  */
 static u64 faults_acc, faults_from;
 
-static u64 kernel_pgfaults(void)
-{
-	u64 n = 0;
-#ifdef CONFIG_VM_EVENT_COUNTERS
-	int cpu;
-
-	/* a dead CPU's events move to a live one's under the hotplug lock */
-	cpus_read_lock();
-	for_each_possible_cpu(cpu)
-		n += READ_ONCE(per_cpu(vm_event_states, cpu).event[PGFAULT]);
-	cpus_read_unlock();
-#endif
-	return n;
-}
-
 static u64 faults_now_locked(void)
 {
-	return faults_acc + (stats_on ? kernel_pgfaults() - faults_from : 0);
+	return faults_acc + (stats_on ? mmtune_kernel_pgfaults() - faults_from : 0);
 }
 
 static struct mmtune_pcpu_stats base;	/* sums at the last reset */
@@ -410,7 +393,7 @@ static int stats_enable_locked(void)
 	WRITE_ONCE(lat_classify,
 		   mmtune_hook_held(&latency_user, MMT_HOOK_LATENCY) &&
 		   mmtune_hook_held(&counters_user, MMT_HOOK_FAULT_AROUND));
-	faults_from = kernel_pgfaults();
+	faults_from = mmtune_kernel_pgfaults();
 	stats_on = true;
 	return 0;
 }

@@ -362,6 +362,9 @@ EOF
 	run "$CTL" stats --json
 	t_json "stats --json" 'd["stats_enable"] is False and d["stats"] == {"faults": 1200, "fault_around_calls": 300, "fault_around_pages_requested": 4800, "fault_around_pages_mapped": None}'
 	t_json "stats --json latency" 'd["latency"] == {"state": "on", "unit": "ns", "fault_around_samples": 1024, "no_fault_around_samples": None, "unclassified": 0, "missed": 3, "buckets": [{"low": 1024, "high": 2048, "fault_around": 980, "no_fault_around": 12}, {"low": 2048, "high": 4096, "fault_around": 44, "no_fault_around": 5}]}'
+	sed -i 's/^fault_around_pages_mapped .*/fault_around_pages_mapped off/' "$T/stats"
+	run "$CTL" stats --json
+	t_json "stats --json: an 'off' counter is null" 'd["stats"]["fault_around_pages_mapped"] is None and d["stats"]["faults"] == 1200'
 	cp "$FIX/parse/latency-unavailable.txt" "$T/latency"
 	run "$CTL" stats --json
 	t_json "stats --json latency unavailable" 'd["latency"] == {"state": "unavailable (see info: hook_handle_mm_fault_return)", "buckets": []}'

@@ -118,7 +118,7 @@ static const struct cmd cmds[] = {
 	  "<debugfs>/fault_around_bytes as page_size << VALUE (a note on stderr).\n" },
 	{ "stats", do_stats, stats_optstring, stats_opts, "usage: " PROG " stats [--json | --prometheus] [--reset] [--watch SECONDS [--count N]]",
 	  "Print the module's counters, one 'name value' per line.\n"
-	  "  --json             one JSON object; 'unavailable' counters are null\n"
+	  "  --json             one JSON object; 'unavailable' and 'off' counters are null\n"
 	  "  --prometheus       Prometheus text format (mmtune_NAME_total, HELP and\n"
 	  "                     TYPE lines) for node_exporter's textfile collector\n"
 	  "  --reset            zero every counter first (alone: just reset)\n"

@@ -187,7 +187,8 @@ static void print_prometheus(const struct mmt_kv *kv, int n, int sen)
 /* The counters once: "name value" lines (names aligned), or one JSON object. */
 static void show_stats(struct out *o, const struct mmt_kv *kv, int n, int sen, char *buf)
 {
-	int i, w = 0;
+	unsigned long long u;
+	int i, ok, w = 0;
 
 	for (i = 0; i < n; i++)
 		if ((int)strlen(kv[i].key) > w)
@@ -197,8 +198,11 @@ static void show_stats(struct out *o, const struct mmt_kv *kv, int n, int sen, c
 	out_obj(o, "stats");
 	for (i = 0; i < n; i++) {
 		out_text(o, "%-*s %s\n", w, kv[i].key, kv[i].value);
-		if (!mmt_kv_get(kv, i, kv[i].key))
-			out_value(o, kv[i].key, kv[i].value);
+		if (mmt_kv_get(kv, i, kv[i].key))
+			continue;	/* a repeated name: the first one counts */
+		/* a counter is a number, or null: "unavailable", "off" */
+		ok = mmt_parse_u64(kv[i].value, &u) == MMT_OK;
+		out_uint(o, kv[i].key, NULL, ok ? u : 0, ok);
 	}
 	out_obj_end(o);
 	if (out_json(o))
