@@ -24,7 +24,7 @@
 # CELL: SERIES-ARCH, SERIES 6.1, 6.12 or 7, ARCH x86_64, arm64, ppc64le,
 # ppc64le-64k, s390x or riscv64, for ppc64le optionally followed by -hash (boot with the hash
 # MMU: 256 PTEs a table instead of radix's 32 with 64 KiB pages). Default:
-# every cell above; or $MMT_MATRIX_CELLS.
+# every cell above ("all" says the same); or $MMT_MATRIX_CELLS.
 # A cell whose packages the mirror does not have is "unavailable": listed,
 # not failed (MMT_MATRIX_STRICT=1 fails it). Exit 1 if any cell failed.
 # Light cells: each suite's checks differ by arch and kernel, but
@@ -32,6 +32,10 @@
 # and most oracle steps only repeat: they run in full on one cell per arch
 # ($MMT_MATRIX_FULL, "all" for every cell); the other cells skip them (as
 # KTAP skips) and take 20 oracle steps instead of 40.
+# Cells run side by side: MMT_MATRIX_JOBS workers (default 2, a TCG guest
+# keeps about one host core busy) take the next cell from one queue; worker
+# 2 and later start once the file $MMT_MATRIX_GATE exists, if it is set
+# (.ci/run: when its other lane no longer needs the second core).
 # MMT_MATRIX_SHARD=I/N runs the I-th of every N cells: N CI jobs, each
 # with its own cache, cover the matrix in about 1/N of its wall time.
 # Env: MMTUNE_CACHE, MMT_MATRIX_TESTS (suites to run), MMT_BOOT_TIMEOUT,
@@ -47,18 +51,14 @@ OUT=${MMT_MATRIX_OUT:-$TOP/tests/out/matrix}
 rm -rf "$OUT"; mkdir -p "$OUT"
 t0=$(date +%s)
 
-# The default cells: x86_64, arm64 and ppc64le, which CI runs in one job.
-# The s390x and riscv64 cells (EXTRA) take 2-6 times longer under TCG
-# (6.1-s390x ~950 s, 6.12-s390x ~540 s, 6.12-riscv64 ~1150 s) and do not fit
-# CI's time with the others on a 2-core machine: `make check-matrix
-# CELLS=all` (or CELLS="6.1-s390x ...") runs them; README "Tests" lists
-# their results.
-ALL="6.1-arm64 6.1-x86_64 6.12-x86_64 6.12-arm64 6.1-ppc64le-hash 6.1-ppc64le 6.12-ppc64le 7-x86_64 6.12-ppc64le-64k 7-arm64 7-ppc64le"
-EXTRA="6.1-s390x 6.12-riscv64 6.12-s390x 7-s390x 7-riscv64"
+# The cells, the slowest under TCG first (s390x and riscv64 run the suites
+# 2-4 times slower than the others), so that side-by-side workers end
+# together.
+ALL="6.12-riscv64 6.1-s390x 7-s390x 6.12-s390x 7-riscv64 6.1-arm64 6.1-x86_64 6.12-x86_64 6.12-arm64 6.1-ppc64le-hash 6.1-ppc64le 6.12-ppc64le 7-x86_64 6.12-ppc64le-64k 7-arm64 7-ppc64le"
 # One full cell per arch; the others are light (tests/matrix/init.sh).
 FULL=${MMT_MATRIX_FULL:-6.12-x86_64 6.12-arm64 6.12-ppc64le 6.1-s390x 6.12-riscv64}
 [ $# -gt 0 ] || set -- ${MMT_MATRIX_CELLS:-$ALL}
-[ "$*" = all ] && set -- $EXTRA $ALL
+[ "$*" = all ] && set -- $ALL
 # MMT_MATRIX_SHARD=I/N: the I-th of every N cells (CI's parallel jobs).
 if [ -n "${MMT_MATRIX_SHARD:-}" ]; then
 	si=${MMT_MATRIX_SHARD%/*} sn=${MMT_MATRIX_SHARD#*/}
@@ -113,19 +113,52 @@ for c in "$@"; do rm -f "$MX/cells/$c/fetch.rc"; done
 prefetch=$!
 trap 'kill $prefetch 2>/dev/null' EXIT
 
-printf '%-18s %-26s %-8s %-6s %-6s %6s %6s %6s\n' \
-	"# cell" kernel status built loaded passed failed secs
-res=$OUT/results.txt
-echo "# cell series arch kernel_release debian_version status built loaded passed failed seconds page_size mmu skipped" > "$res"
-bad=0
-for c in "$@"; do
+# cell_test CELL: build, initramfs and boot of a fetched cell; sets built,
+# loaded, passed, failed, skipped, status, psz and mmu.
+cell_test() {
+	local c=$1 light brc cut g
+	if ! "$M/build.sh" "$c" > "$OUT/$c.build.log" 2>&1; then
+		cat "$MX/cells/$c/build.log" >> "$OUT/$c.build.log" 2>/dev/null
+		status=build-failed
+		return
+	fi
+	built=yes
+	cat "$MX/cells/$c/build.log" >> "$OUT/$c.build.log"
+	light=1
+	case " $FULL " in *" $c "*|*" all "*) light=0 ;; esac
+	if ! MMT_MATRIX_LIGHT=$light "$M/initramfs.sh" "$c" >> "$OUT/$c.build.log" 2>&1; then
+		status=initramfs-failed
+		return
+	fi
+	"$M/boot.sh" "$c" > "$OUT/$c.console.log" 2>&1
+	brc=$?
+	read -r passed failed skipped cut < <(ktap_count "$OUT/$c.console.log")
+	failed=$((failed + cut))
+	grep -qE '^ok [0-9]+ load: insmod mmtune.ko' "$OUT/$c.console.log" && loaded=yes
+	g=$(grep -m1 '^# guest: ' "$OUT/$c.console.log")
+	# digits and letters alone: a kernel message may land in the middle
+	# of the line on the serial console
+	case $g in *"page size "*) psz=${g#*page size }; psz=${psz%%[!0-9]*} ;; esac
+	case $g in *", mmu "*) mmu=${g#*, mmu }; mmu=${mmu%%[!a-z]*} ;; esac
+	if [ $brc = 124 ]; then status=timeout
+	elif [ $brc != 0 ]; then status=crashed
+	elif [ "$failed" != 0 ]; then status=failed
+	else status=passed
+	fi
+}
+
+# run_cell CELL: one cell, once its prefetch is done; its line (and what
+# went wrong) on stdout, its results line in $OUT/CELL.res, $OUT/.bad
+# touched if it failed.
+run_cell() {
+	local c=$1 s0 d frc secs
+	local built=no loaded=no passed=0 failed=0 skipped=0 kver=- ver=- status= psz=- mmu=-
 	s0=$(date +%s)
 	d=$MX/cells/$c
 	while [ ! -e "$d/fetch.rc" ]; do
 		kill -0 $prefetch 2>/dev/null || break
 		sleep 2
 	done
-	built=no loaded=no passed=0 failed=0 skipped=0 kver=- ver=- status= psz=- mmu=-
 	frc=$(cat "$d/fetch.rc" 2>/dev/null || echo 1)
 	cp "$d/fetch.log" "$OUT/$c.fetch.log" 2>/dev/null
 	if [ "$frc" = 3 ]; then
@@ -135,42 +168,14 @@ for c in "$@"; do
 	else
 		. "$d/cell.env"
 		kver=$KVER ver=$VERSION
-		if "$M/build.sh" "$c" > "$OUT/$c.build.log" 2>&1; then
-			built=yes
-			cat "$d/build.log" >> "$OUT/$c.build.log"
-			light=1
-			case " $FULL " in *" $c "*|*" all "*) light=0 ;; esac
-			if MMT_MATRIX_LIGHT=$light "$M/initramfs.sh" "$c" >> "$OUT/$c.build.log" 2>&1; then
-				"$M/boot.sh" "$c" > "$OUT/$c.console.log" 2>&1
-				brc=$?
-				read -r passed failed skipped cut < <(ktap_count "$OUT/$c.console.log")
-				failed=$((failed + cut))
-				grep -qE '^ok [0-9]+ load: insmod mmtune.ko' "$OUT/$c.console.log" && loaded=yes
-				g=$(grep -m1 '^# guest: ' "$OUT/$c.console.log")
-				# digits and letters alone: a kernel message may land
-				# in the middle of the line on the serial console
-				case $g in *"page size "*) psz=${g#*page size }; psz=${psz%%[!0-9]*} ;; esac
-				case $g in *", mmu "*) mmu=${g#*, mmu }; mmu=${mmu%%[!a-z]*} ;; esac
-				if [ $brc = 124 ]; then status=timeout
-				elif [ $brc != 0 ]; then status=crashed
-				elif [ "$failed" != 0 ]; then status=failed
-				else status=passed
-				fi
-			else
-				status=initramfs-failed
-			fi
-		else
-			cat "$d/build.log" >> "$OUT/$c.build.log" 2>/dev/null
-			status=build-failed
-		fi
+		cell_test "$c"
 	fi
 	secs=$(( $(date +%s) - s0 ))
 	case $status in
 	passed) ;;
-	unavailable) [ "${MMT_MATRIX_STRICT:-0}" = 1 ] && bad=1 ;;
-	*) bad=1 ;;
+	unavailable) [ "${MMT_MATRIX_STRICT:-0}" = 1 ] && touch "$OUT/.bad" ;;
+	*) touch "$OUT/.bad" ;;
 	esac
-	series=${c%%-*} arch=${c#*-}
 	printf '%-18s %-26s %-8s %-6s %-6s %6s %6s %6s\n' \
 		"$c" "$kver" "$status" $built $loaded "$passed" "$failed" "$secs"
 	[ "$status" = failed ] && awk '/^# --- / { t = $3 } /^not ok [0-9]/ { print "#   " (t ? t ": " : "") $0 }' \
@@ -179,8 +184,58 @@ for c in "$@"; do
 	case $status in build-failed|crashed|timeout|initramfs-failed|fetch-failed)
 		echo "#   see tests/out/matrix/$c.*.log" ;;
 	esac
-	echo "$c $series $arch $kver $ver $status $built $loaded $passed $failed $secs $psz $mmu $skipped" >> "$res"
+	echo "$c ${c%%-*} ${c#*-} $kver $ver $status $built $loaded $passed $failed $secs $psz $mmu $skipped" > "$OUT/$c.res"
+}
+
+# next_cell: the index of the next cell nobody took yet (exit 1: none left).
+next_cell() {
+	local n
+	exec 7>>"$OUT/.queue.lock"
+	flock 7
+	n=$(cat "$OUT/.queue")
+	echo $((n + 1)) > "$OUT/.queue"
+	[ "$n" -lt ${#cells[@]} ] && echo "$n"
+}
+
+# worker W: cells from the queue until none is left; a cell's lines are
+# printed whole when it ends. Worker 2 and later wait for $MMT_MATRIX_GATE,
+# if set, to exist (.ci/run: its other lane is done, the second core free).
+worker() {
+	local w=$1 i c
+	if [ "$w" -gt 1 ] && [ -n "${MMT_MATRIX_GATE:-}" ]; then
+		while [ ! -e "$MMT_MATRIX_GATE" ]; do
+			[ "$(cat "$OUT/.queue")" -lt ${#cells[@]} ] || return 0
+			sleep 5
+		done
+	fi
+	while i=$(next_cell); do
+		c=${cells[$i]}
+		run_cell "$c" > "$OUT/$c.line"
+		flock "$OUT/.queue.lock" cat "$OUT/$c.line"
+	done
+}
+
+printf '%-18s %-26s %-8s %-6s %-6s %6s %6s %6s\n' \
+	"# cell" kernel status built loaded passed failed secs
+cells=("$@")
+echo 0 > "$OUT/.queue"
+jobs=${MMT_MATRIX_JOBS:-2}
+case $jobs in ''|*[!0-9]*|0) echo "check-matrix: bad MMT_MATRIX_JOBS '$jobs'" >&2; exit 2 ;; esac
+wk=()
+for w in $(seq "$jobs"); do
+	worker "$w" &
+	wk+=($!)
 done
+trap 'kill $prefetch "${wk[@]}" 2>/dev/null' EXIT
+wait "${wk[@]}"
+res=$OUT/results.txt
+echo "# cell series arch kernel_release debian_version status built loaded passed failed seconds page_size mmu skipped" > "$res"
+for c in "$@"; do
+	cat "$OUT/$c.res" >> "$res" 2>/dev/null ||
+		{ echo "$c ${c%%-*} ${c#*-} - - lost no no 0 0 0 - - 0" >> "$res"; touch "$OUT/.bad"; }
+done
+bad=0
+[ -e "$OUT/.bad" ] && bad=1
 wait $prefetch 2>/dev/null
 trap - EXIT
 

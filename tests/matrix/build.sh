@@ -46,7 +46,11 @@ vm=$(strings "$out/mmtune.ko" | sed -n 's/^vermagic=//p')
 echo "# vermagic: $vm" >> "$log"
 case $vm in "$KVER "*) ;; *) mdie "$cell: vermagic '$vm' is not $KVER" ;; esac
 
-# The static probes (tests/vm/probe), once per arch.
+# The static probes (tests/vm/probe) and tools, once per arch: one cell of
+# the arch at a time builds or checks them (check-matrix runs cells side by
+# side).
+exec 6>"$MX/.tools-$BASE_ARCH.lock"
+flock 6
 probe=$MX/probe-$BASE_ARCH
 kcore=$MX/kcoreprobe-$BASE_ARCH
 for p in "$probe:faultprobe" "$kcore:kcoreprobe"; do
@@ -68,6 +72,7 @@ if [ ! -x "$tools/mmtunectl" ] || [ ! -x "$tools/mmstress" ] ||
 		VERSION="$VERSION_MMT" >> "$log" 2>&1 ||
 		{ tail -n 5 "$log" >&2; mdie "cannot build the static userspace tools for $BASE_ARCH"; }
 fi
+exec 6>&-
 echo "PROBE=$probe" > "$out/build.env"
 echo "KCORE=$kcore" >> "$out/build.env"
 echo "TOOLS=$tools" >> "$out/build.env"

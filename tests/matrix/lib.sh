@@ -65,7 +65,9 @@ kbuild_arch() {
 papt() {
 	local a=$1 tool=$2; shift 2
 	local d=$MX/apt-$a
-	"$tool" -q -o "Dir::Etc::SourceList=$d/sources.list" \
+	# one apt of an arch at a time (cells fetch and build side by side)
+	mkdir -p "$d"
+	flock "$d/.lock" "$tool" -q -o "Dir::Etc::SourceList=$d/sources.list" \
 		-o Dir::Etc::SourceParts=/dev/null \
 		-o Dir::Etc::Preferences=/dev/null -o Dir::Etc::PreferencesParts=/dev/null \
 		-o "Dir::State=$d" -o "Dir::State::Lists=$d/lists" \

@@ -12,6 +12,9 @@ darch=${1:?usage: userland.sh DEB_ARCH}
 pkgs=${MMT_MATRIX_USERLAND:-dash bash coreutils grep sed mawk findutils perl-base libc-bin}
 u=$MX/userland-$darch
 want="v1 $pkgs"
+# one maker of an arch's tree at a time (check-matrix's cells side by side)
+exec 6>"$u.lock"
+flock 6
 if [ "$(cat "$u/.mmtune-ready" 2>/dev/null)" = "$want" ]; then
 	touch "$u"; echo "$u"; exit 0
 fi
