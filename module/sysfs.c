@@ -174,6 +174,9 @@ static ssize_t lat_show(struct kobject *kobj, struct kobj_attribute *attr,
 				  "off");
 	if (!strcmp(name, "unit"))
 		return sysfs_emit(buf, "ns\n");
+	/* as debugfs latency: no histogram where the hook cannot be placed */
+	if (st == MMT_HOOK_UNAVAILABLE)
+		return sysfs_emit(buf, "unavailable\n");
 	s = kmalloc(sizeof(*s), GFP_KERNEL);
 	if (!s)
 		return -ENOMEM;
