@@ -3,7 +3,8 @@
 # tests/debug/guest.sh: the in-VM part of `make check-debug` (runs INSIDE the
 # debug kernel's guest, as root; see tests/check-debug.sh).
 #
-#  1. every VM suite (tests/vm/guest.sh), unless MMT_DEBUG_SUITES=0;
+#  1. every VM suite (tests/vm/guest.sh); MMT_DEBUG_SUITES=0 none, a list
+#     of names ("t-10-knob t-20-stats") those only;
 #  2. the storm: MMT_DEBUG_CYCLES (default 500) cycles of insmod, a policy
 #     with comm=, pid= and cgroup= rules, stats_enable 1, pfn_valid mode
 #     section, rmmod; faulting workloads, /proc/kpageflags scans and writers
@@ -48,10 +49,14 @@ echo "$mark" > /dev/kmsg
 t_all=$(date +%s)
 
 # --- 1. every VM suite ----------------------------------------------------
-if [ "${MMT_DEBUG_SUITES:-1}" = 1 ]; then
-	echo "# === the VM suites (tests/vm/guest.sh)"
-	bash "$MMT_TOP/tests/vm/guest.sh" 2>&1 | grep -v '^dmesg| \|^mmtune-guest-done$'
-fi
+case ${MMT_DEBUG_SUITES:-1} in
+0) ;;
+*)	suites=${MMT_DEBUG_SUITES:-1}
+	[ "$suites" = 1 ] && suites=
+	echo "# === the VM suites (tests/vm/guest.sh ${suites:-: all})"
+	# shellcheck disable=SC2086 # a list of names
+	bash "$MMT_TOP/tests/vm/guest.sh" $suites 2>&1 | grep -v '^dmesg| \|^mmtune-guest-done$' ;;
+esac
 
 # --- helpers --------------------------------------------------------------
 # rmmod_retry: rmmod, retried while a knob writer holds a file open (EBUSY)
@@ -305,7 +310,7 @@ reports() {
 		mv "$WORK/dmesg.new" "$WORK/dmesg.all"
 	fi
 	for r in 'KASAN' 'possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|lock held when returning|bad unlock balance|sleeping function called from invalid context|Invalid wait context|possible irq lock inversion|lockdep' \
-		'rcu: INFO|detected stalls|self-detected stall' 'kmemleak.*suspected memory leak' 'ODEBUG'; do
+		'rcu: INFO|detected stalls|self-detected stall|soft lockup|blocked for more than' 'kmemleak.*suspected memory leak' 'ODEBUG'; do
 		n=$(grep -cE "$r" "$WORK/dmesg.all")
 		# lockdep's own boot banner is no report
 		[ "$r" != KASAN ] && n=$(grep -E "$r" "$WORK/dmesg.all" | grep -cvE 'Lock dependency validator|lockdep: (\.|Copyright)|per task-struct memory footprint|LOCKDEP_|class-cache|KASAN init|kasan: KernelAddressSanitizer initialized')

@@ -186,11 +186,17 @@ fi
 # A bpftrace that cannot run on this kernel at all (not even a BEGIN
 # probe, no event of mmtune's) is the tool's limit, not mmtune's: skipped
 # with its error.
+# So is a kernel with neither BTF nor headers (the debug kernel of make
+# check-debug): bpftrace cannot type the event's pid_t and dev_t fields.
 BTWHY=
 if command -v bpftrace > /dev/null && ! grep -q ready $WORK/bt &&
    ! timeout 300 bpftrace -e 'BEGIN { printf("up\n"); exit(); }' > $WORK/btup 2>&1; then
 	BTWHY="$(bpftrace --version 2>&1 | head -n 1) cannot run on $(uname -r): $(grep -v '^Attaching' $WORK/btup | head -n 2 | tr '\n' ' ')"
 	echo "# bpftrace -e 'BEGIN { ... }':"; sed 's/^/# /' $WORK/btup | head -n 20
+elif command -v bpftrace > /dev/null && ! grep -q ready $WORK/bt &&
+     [ ! -e /sys/kernel/btf/vmlinux ] && [ ! -d "/lib/modules/$(uname -r)/build" ] &&
+     grep -q 'missing type definitions' $WORK/bt; then
+	BTWHY="$(uname -r) has no BTF and no headers: bpftrace cannot type the event's fields ($(grep -m 1 'error:' $WORK/bt | sed 's/.*error: //'))"
 fi
 if [ -n "$BTWHY" ]; then
 	kill $BT 2>/dev/null; wait $BT 2>/dev/null
