@@ -79,7 +79,8 @@ w() { printf '%s' "$2" > "$1" 2>/dev/null; }
 knob_writer() {
 	local m=$MMT o=$(( RANDOM % 6 ))
 	# An open mmtune file holds a module reference: rmmod gets EBUSY (as it
-	# should). The storm raises "quiet" for the instant of its rmmod.
+	# should). The storm raises "quiet" for the instant of its rmmod,
+	# and for its pfn_valid mode write.
 	while [ -e "$WORK/quiet" ]; do sleep 0.05; done
 	w "$m/fault_around_order" "$o"
 	w /sys/module/mmtune/parameters/fault_around_order "$(( (o + 1) % 6 ))"
@@ -138,9 +139,14 @@ storm() {
 		ts "insmod+policy"
 		echo 1 > $MMT/stats_enable 2>"$WORK/err" || { bad_st=$((bad_st + 1)); echo "# cycle $i: stats_enable: $(cat "$WORK/err")"; }
 		ts "stats_enable"
+		# The first mode write of a load runs the cross-check sweep over
+		# every pfn, seconds with KASAN under TCG: the knob writers hold
+		# off, so that their own writes' sweeps do not queue before it.
+		touch "$WORK/quiet"
 		if ! echo section > $MMT/pfn_valid/mode 2>"$WORK/err"; then
 			bad_mode=$((bad_mode + 1)); modefail=$(cat "$WORK/err")
 		fi
+		rm -f "$WORK/quiet"
 		ts "mode section"
 		touch "$WORK/quiet"
 		rmmod_retry 2>"$WORK/err" || { bad_unload=$((bad_unload + 1)); echo "# cycle $i: rmmod: $(cat "$WORK/err")"; }
