@@ -158,16 +158,18 @@ static __always_inline bool mmtune_fregs_set_arg(struct ftrace_regs *fregs,
  * finish_fault.  Looked up by name, newest first:
  *   set_pte_range(vmf, folio, page, nr, addr)   6.5+: @nr pages (arg 3)
  *   do_set_pte(vmf, page, addr)                 up to 6.4: one page
- * nr_arg < 0 means "one page per call".
+ * nr_arg < 0 means "one page per call"; addr_arg is the first page's
+ * user address, whose PTE is vmf->pte during the call.
  */
 struct mmtune_set_pte_fn {
 	const char *name;
 	int nr_arg;
+	int addr_arg;
 };
 
 static const struct mmtune_set_pte_fn mmtune_set_pte_fns[] __maybe_unused = {
-	{ "set_pte_range", 3 },
-	{ "do_set_pte", -1 },
+	{ "set_pte_range", 3, 4 },
+	{ "do_set_pte", -1, 2 },
 };
 
 /*
@@ -179,6 +181,18 @@ static const char *const mmtune_fault_around_callers[] __maybe_unused = {
 	"filemap_map_pages",
 	"filemap_map_folio_range",
 	"filemap_map_order0_folio",
+};
+
+/*
+ * Where the kernel zaps a range of one VMA's page tables, all with the
+ * arguments (tlb, vma, start, end, details), newest last:
+ *   unmap_page_range   up to 6.x (global, mm/internal.h)
+ *   __zap_vma_range    7.x: unmap_single_vma renamed, unmap_page_range
+ *                      inlined into it (static)
+ */
+static const char *const mmtune_zap_fns[] __maybe_unused = {
+	"unmap_page_range",
+	"__zap_vma_range",
 };
 
 /* Suffixes the compiler gives to a specialised copy of a function. */
@@ -194,6 +208,61 @@ static const char *const mmtune_cc_suffixes[] __maybe_unused = {
  * free is counted in nmissed, which the latency file shows.
  */
 #define MMTUNE_KRETPROBE_MAXACTIVE	(4 * num_possible_cpus() + 64)
+
+/*
+ * The return address of a probed function, read in a kretprobe's entry
+ * handler (the probe sits at the function's entry, before its frame):
+ * on x86 the word at the stack pointer, on arm64 the link register.
+ * 0 where we do not know it: then a hook that filters its callers by it
+ * is unavailable.
+ */
+static __always_inline unsigned long mmtune_entry_return_address(struct pt_regs *regs)
+{
+#if defined(CONFIG_X86_64)
+	return *(unsigned long *)regs->sp;
+#elif defined(CONFIG_ARM64)
+	return regs->regs[30];
+#else
+	return 0;
+#endif
+}
+
+#define MMTUNE_HAVE_ENTRY_RETURN_ADDRESS \
+	(IS_ENABLED(CONFIG_X86_64) || IS_ENABLED(CONFIG_ARM64))
+
+/* ---- a PTE's accessed bit (usefulness.c) ---- */
+
+/*
+ * Clear the accessed ("young") bit of a present PTE, atomically against
+ * the hardware setting it or the dirty bit: x86's
+ * ptep_test_and_clear_young() is not exported (it is this bit operation),
+ * arm64's is inline (with its contiguous-PTE case).  No TLB flush: the
+ * caller clears a PTE it has just set, which no TLB holds yet.  Elsewhere
+ * the usefulness measurement is unavailable.
+ */
+#include <linux/pgtable.h>
+
+#if defined(CONFIG_X86_64)
+#define MMTUNE_HAVE_PTE_MKOLD	1
+static __always_inline void mmtune_pte_mkold(struct vm_area_struct *vma,
+					     unsigned long addr, pte_t *ptep)
+{
+	clear_bit(_PAGE_BIT_ACCESSED, (unsigned long *)&ptep->pte);
+}
+#elif defined(CONFIG_ARM64)
+#define MMTUNE_HAVE_PTE_MKOLD	1
+static __always_inline void mmtune_pte_mkold(struct vm_area_struct *vma,
+					     unsigned long addr, pte_t *ptep)
+{
+	ptep_test_and_clear_young(vma, addr, ptep);
+}
+#else
+#define MMTUNE_HAVE_PTE_MKOLD	0
+static __always_inline void mmtune_pte_mkold(struct vm_area_struct *vma,
+					     unsigned long addr, pte_t *ptep)
+{
+}
+#endif
 
 /* ---- redirecting a traced function (pfn_valid.c's override) ---- */
 
@@ -302,6 +371,28 @@ static inline u64 mmtune_kernel_pgfaults(void)
 	cpus_read_lock();
 	for_each_possible_cpu(cpu)
 		n += READ_ONCE(per_cpu(vm_event_states, cpu).event[PGFAULT]);
+	cpus_read_unlock();
+#endif
+	return n;
+}
+
+/*
+ * Pages reclaim scanned (pgscan_kswapd + pgscan_direct), summed as above:
+ * reclaim clears accessed bits, which the usefulness count reads.
+ */
+static inline u64 mmtune_kernel_pgscan(void)
+{
+	u64 n = 0;
+#ifdef CONFIG_VM_EVENT_COUNTERS
+	int cpu;
+
+	cpus_read_lock();
+	for_each_possible_cpu(cpu) {
+		const struct vm_event_state *e = &per_cpu(vm_event_states, cpu);
+
+		n += READ_ONCE(e->event[PGSCAN_KSWAPD]) +
+		     READ_ONCE(e->event[PGSCAN_DIRECT]);
+	}
 	cpus_read_unlock();
 #endif
 	return n;

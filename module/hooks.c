@@ -35,12 +35,15 @@
  *    An ops is registered only with its filter set, never emptied while
  *    registered (an ops with an empty filter traces every function).
  *
- *  - kretprobe (entry + return), only for the latency of handle_mm_fault:
- *    an exit hook needs the return address replaced (rethook).  fprobe
+ *  - kretprobe (entry + return), for the latency of handle_mm_fault and
+ *    for the PTE setter's return (usefulness.c: the PTEs it set, made
+ *    old; only fault-around's calls, told apart by the return address
+ *    read at entry): an exit hook needs the return address replaced
+ *    (rethook).  fprobe
  *    would do it with less overhead (no kprobe layer, no full pt_regs)
  *    but Debian's 6.1 kernels are built without CONFIG_FPROBE, and on x86
  *    with KPROBES_ON_FTRACE the kretprobe's entry is an ftrace call as
- *    well.  It has one holder, whose handlers the layer's run.
+ *    well.  Each has one holder, whose handlers the layer's run.
  *
  * The PTE setter's hook counts only fault-around's calls: filemap_map_pages
  * sets each PTE with do_set_pte (6.1; set_pte_range for a run of pages
@@ -188,12 +191,27 @@ static void notrace hook_ftrace_func(unsigned long ip, unsigned long pip,
 
 static struct mmtune_hook hooks[MMT_HOOK_NR + 1];
 
+/* The hook that owns @ri's kretprobe (the kprobe layer keeps it). */
+static __always_inline struct mmtune_hook *krp_hook(struct kretprobe_instance *ri)
+{
+	struct kretprobe *rp = get_kretprobe(ri);
+
+	return rp ? container_of(rp, struct mmtune_hook, krp) : NULL;
+}
+
+/* Non-zero: no return handler for this call. */
 static int notrace krp_entry(struct kretprobe_instance *ri,
 			     struct pt_regs *regs)
 {
-	struct mmtune_hook_user *u = READ_ONCE(hooks[MMT_HOOK_LATENCY].holder);
+	struct mmtune_hook *h = krp_hook(ri);
+	struct mmtune_hook_user *u = h ? READ_ONCE(h->holder) : NULL;
 
-	return u ? u->krp_entry(ri, regs) : 0;
+	if (!u)
+		return 1;
+	if (h->fa_callers_only &&
+	    !from_fault_around(mmtune_entry_return_address(regs)))
+		return 1;
+	return u->krp_entry(ri, regs);
 }
 
 NOKPROBE_SYMBOL(krp_entry);
@@ -201,10 +219,13 @@ NOKPROBE_SYMBOL(krp_entry);
 static int notrace krp_return(struct kretprobe_instance *ri,
 			      struct pt_regs *regs)
 {
-	struct mmtune_hook_user *u = READ_ONCE(hooks[MMT_HOOK_LATENCY].holder);
+	struct mmtune_hook *h = krp_hook(ri);
+	struct mmtune_hook_user *u = h ? READ_ONCE(h->holder) : NULL;
 
-	hook_fired(&hooks[MMT_HOOK_LATENCY]);
-	return u ? u->krp_return(ri, regs) : 0;
+	if (!u)
+		return 0;
+	hook_fired(h);
+	return u->krp_return(ri, regs);
 }
 
 NOKPROBE_SYMBOL(krp_return);
@@ -237,6 +258,18 @@ static struct mmtune_hook hooks[MMT_HOOK_NR + 1] = {
 		.symbol = "handle_mm_fault",
 		.mech = MMT_MECH_KRETPROBE,
 		.selftest = SELFTEST_ANY,
+	},
+	[MMT_HOOK_PTE_RETURN] = {
+		.name = "set_pte_return",	/* + the symbol found */
+		.mech = MMT_MECH_KRETPROBE,
+		.selftest = SELFTEST_FAULT_AROUND,
+		.fa_callers_only = true,
+	},
+	[MMT_HOOK_ZAP] = {
+		.name = "zap",		/* + the symbol found, see info */
+		.selftest = SELFTEST_ANY,	/* the self-test unmaps */
+		.uses_args = true,
+		FTRACE_HOOK,
 	},
 	[MMT_HOOK_SELFTEST] = {
 		.name = "selftest",
@@ -300,41 +333,82 @@ static void resolve_callers(void)
 	}
 }
 
-static void resolve_set_pte(struct mmtune_hook *pte)
+static const struct mmtune_set_pte_fn *pte_setter;
+
+static void resolve_set_pte(struct mmtune_hook *pte, struct mmtune_hook *ret)
 {
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(mmtune_set_pte_fns); i++) {
 		if (mmtune_lookup_func(mmtune_set_pte_fns[i].name)) {
-			pte->symbol = mmtune_set_pte_fns[i].name;
-			pte->nr_arg = mmtune_set_pte_fns[i].nr_arg;
+			pte_setter = &mmtune_set_pte_fns[i];
+			pte->symbol = pte_setter->name;
+			pte->nr_arg = pte_setter->nr_arg;
 			pte->uses_args = pte->nr_arg >= 0;
+			/* its callers are told apart by the return address */
+			if (MMTUNE_HAVE_ENTRY_RETURN_ADDRESS)
+				ret->symbol = pte_setter->name;
 			return;
 		}
 	}
 }
 
+/* The first of mmtune_zap_fns this kernel has, or the first name. */
+static void resolve_zap(struct mmtune_hook *zap)
+{
+	unsigned int i;
+
+	zap->symbol = mmtune_zap_fns[0];
+	for (i = 0; i < ARRAY_SIZE(mmtune_zap_fns); i++) {
+		if (mmtune_lookup_func(mmtune_zap_fns[i])) {
+			zap->symbol = mmtune_zap_fns[i];
+			return;
+		}
+	}
+}
+
+void notrace mmtune_hook_pte_call(struct pt_regs *regs, struct vm_fault **vmf,
+				  unsigned long *addr, unsigned int *nr)
+{
+	const struct mmtune_set_pte_fn *f = pte_setter;
+
+	*vmf = (struct vm_fault *)regs_get_kernel_argument(regs, 0);
+	*addr = regs_get_kernel_argument(regs, f->addr_arg);
+	/* an unsigned int: the register's upper half is not ours */
+	*nr = f->nr_arg >= 0 ? (u32)regs_get_kernel_argument(regs, f->nr_arg) : 1;
+}
+
+NOKPROBE_SYMBOL(mmtune_hook_pte_call);
+
 int mmtune_hooks_init(void)
 {
 	struct mmtune_hook *pte = &hooks[MMT_HOOK_SET_PTE];
+	struct mmtune_hook *ret = &hooks[MMT_HOOK_PTE_RETURN];
 	struct mmtune_hook *st = &hooks[MMT_HOOK_SELFTEST];
 	unsigned int i;
 
 	mutex_lock(&hooks_lock);
-	resolve_set_pte(pte);
+	resolve_set_pte(pte, ret);
+	resolve_zap(&hooks[MMT_HOOK_ZAP]);
 	for (i = 0; i < MMT_HOOK_NR; i++) {
 		struct mmtune_hook *h = &hooks[i];
 
-		if (!h->symbol)
-			hook_unavailable(h, "no PTE setter (set_pte_range, do_set_pte)");
-		else
+		if (h->symbol)
 			resolve_hook(h);
+		else if (h == ret && pte_setter)
+			hook_unavailable(h, "return address at a probe's entry unknown here");
+		else
+			hook_unavailable(h, "no PTE setter (set_pte_range, do_set_pte)");
 	}
 	resolve_callers();
-	if (pte->resolved && !nr_fa_callers) {
-		pte->resolved = false;
-		hook_unavailable(pte, "no filemap_map_pages: %s callers unknown",
-				 pte->symbol);
+	for (i = 0; i < MMT_HOOK_NR; i++) {
+		struct mmtune_hook *h = &hooks[i];
+
+		if (h->fa_callers_only && h->resolved && !nr_fa_callers) {
+			h->resolved = false;
+			hook_unavailable(h, "no filemap_map_pages: %s callers unknown",
+					 h->symbol);
+		}
 	}
 
 	/* Our own function: a module symbol, so not mmtune_lookup_func(). */

@@ -24,6 +24,7 @@ static const struct mmtune_feature *const features[] = {
 	&mmtune_pfn_valid_feature,
 	&mmtune_stats_feature,
 	&mmtune_policy_feature,
+	&mmtune_usefulness_feature,
 	&mmtune_sysfs_feature,	/* last: shows all of the above */
 };
 

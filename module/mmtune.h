@@ -121,6 +121,12 @@ const char *mmtune_ctr_name(unsigned int i);
 extern const struct mmtune_feature mmtune_policy_feature;
 /* sysfs policy/: @what is one of MMT_ABI_POLICY's names */
 int mmtune_policy_sysfs(const char *what, char *buf);
+/* usefulness.c's per-rule counts; preemption off */
+void mmtune_policy_prefaulted(unsigned int n);
+void mmtune_policy_untouched(unsigned long n);
+
+/* usefulness.c: fault-around's pre-mapped pages touched, a user of hooks.h. */
+extern const struct mmtune_feature mmtune_usefulness_feature;
 
 /* pfn_valid_bench.c, on pfn_valid.c: strategies, bench, cross-check, override. */
 extern const struct mmtune_feature mmtune_pfn_valid_feature;

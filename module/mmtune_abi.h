@@ -41,6 +41,7 @@
 #define MMT_PARAM_PFN_VALID_MODE	pfn_valid_mode
 #define MMT_PARAM_POLICY		policy
 #define MMT_PARAM_STATS_RESET		stats_reset
+#define MMT_PARAM_USEFULNESS_ENABLE	usefulness_enable
 
 /*
  * Tunables: the parameter and the debugfs file (under <debugfs>/mmtune/)
@@ -60,12 +61,13 @@ static const struct mmt_abi_tunable mmt_abi_tunables[] __maybe_unused = {
 	{ MMT_ABI_STR(MMT_PARAM_PFN_VALID_MODE), "pfn_valid/mode" },
 	{ MMT_ABI_STR(MMT_PARAM_POLICY), "policy" },
 	{ MMT_ABI_STR(MMT_PARAM_STATS_RESET), "stats" },
+	{ MMT_ABI_STR(MMT_PARAM_USEFULNESS_ENABLE), "usefulness_enable" },
 	{ NULL, NULL }
 };
 
 /* Read-only files of <debugfs>/mmtune/ (besides the tunables'). */
 static const char *const mmt_abi_debugfs_ro[] __maybe_unused = {
-	"info", "latency", "pfn_valid/bench", NULL
+	"info", "latency", "pfn_valid/bench", "usefulness", NULL
 };
 
 /*
@@ -102,10 +104,11 @@ static const char *const mmt_abi_info[] __maybe_unused = {
 	"order", "fault_around_bytes", "base_order", "base_set_by",
 	"stats_enable", "latency_enable", "mapped_enable",
 	"hook_filemap_map_pages", "hook_set_pte",
-	"hook_handle_mm_fault_return", "hook_args", "fault_around_callers",
+	"hook_handle_mm_fault_return", "hook_set_pte_return",
+	"hook_zap", "hook_args", "fault_around_callers",
 	"ftrace_enabled_guard",
 	"policy", "policy_rules", "policy_max_rules", "policy_default_order",
-	"policy_kernel_order",
+	"policy_kernel_order", "usefulness_enable", "usefulness",
 	"pfn_valid_impls", "pfn_valid_crosscheck", "pfn_valid_crosscheck_sweep",
 	"pfn_valid_override", "sysfs", NULL
 };

@@ -130,6 +130,8 @@ struct policy_rule {
 struct policy_ctr {
 	u64 hits;
 	u64 pages;
+	u64 prefaulted;		/* usefulness.c's, see mmtune_policy_prefaulted */
+	u64 untouched;
 };
 
 struct policy_set {
@@ -271,6 +273,32 @@ static void notrace policy_mapped(struct mmtune_hook_call *c)
 }
 
 /*
+ * usefulness.c's counts per rule, with preemption off: pages fault-around
+ * pre-mapped, for the rule the task's last filemap_map_pages call matched
+ * (as policy_mapped), and pre-mapped pages found untouched at unmap, for
+ * the rule the unmapping task matches (at exit and munmap, the process
+ * whose pages they were).
+ */
+void notrace mmtune_policy_prefaulted(unsigned int n)
+{
+	struct policy_set *set = rcu_dereference_sched(policy);
+	unsigned long v = READ_ONCE(slot_of_current()->v);
+	unsigned int idx = v & SLOT_TAG;
+
+	if (!set || (v & ~SLOT_TAG) != (unsigned long)current || idx > set->nr)
+		return;
+	this_cpu_add(set->ctr[idx].prefaulted, n);
+}
+
+void notrace mmtune_policy_untouched(unsigned long n)
+{
+	struct policy_set *set = rcu_dereference_sched(policy);
+
+	if (set)
+		this_cpu_add(set->ctr[match(set)].untouched, n);
+}
+
+/*
  * The policy as a user of the hooks: it holds filemap_map_pages while
  * rules exist, with or without stats, and keeps ftrace_enabled on.
  */
@@ -338,17 +366,18 @@ static void free_set(struct policy_set *set)
 }
 
 static void ctr_sum(const struct policy_set *set, unsigned int idx,
-		    u64 *hits, u64 *pages)
+		    struct policy_ctr *sum)
 {
 	int cpu;
 
-	*hits = 0;
-	*pages = 0;
+	memset(sum, 0, sizeof(*sum));
 	for_each_possible_cpu(cpu) {
 		const struct policy_ctr *c = per_cpu_ptr(set->ctr, cpu) + idx;
 
-		*hits += READ_ONCE(c->hits);
-		*pages += READ_ONCE(c->pages);
+		sum->hits += READ_ONCE(c->hits);
+		sum->pages += READ_ONCE(c->pages);
+		sum->prefaulted += READ_ONCE(c->prefaulted);
+		sum->untouched += READ_ONCE(c->untouched);
 	}
 }
 
@@ -658,14 +687,19 @@ static void show_ctr(struct seq_file *m, const struct policy_set *set,
 		     unsigned int idx)
 {
 	bool pages = mmtune_hook_state(MMT_HOOK_SET_PTE) == MMT_HOOK_ON;
-	u64 h, p;
+	struct policy_ctr c;
 
-	ctr_sum(set, idx, &h, &p);
-	seq_printf(m, " hits=%llu pages=", h);
+	ctr_sum(set, idx, &c);
+	seq_printf(m, " hits=%llu pages=", c.hits);
 	if (pages)
-		seq_printf(m, "%llu\n", p);
+		seq_printf(m, "%llu", c.pages);
 	else
-		seq_puts(m, "-\n");
+		seq_putc(m, '-');
+	/* once the usefulness measurement counted for this set */
+	if (c.prefaulted || c.untouched)
+		seq_printf(m, " prefaulted=%llu untouched=%llu", c.prefaulted,
+			   c.untouched);
+	seq_putc(m, '\n');
 }
 
 static int policy_show(struct seq_file *m, void *v)
@@ -901,9 +935,9 @@ int mmtune_policy_sysfs(const char *what, char *buf)
 {
 	bool pages = mmtune_hook_state(MMT_HOOK_SET_PTE) == MMT_HOOK_ON;
 	const struct policy_set *set;
+	struct policy_ctr c = { };
 	unsigned int i;
 	int len = 0;
-	u64 h, p;
 
 	mutex_lock(&policy_lock);
 	set = rcu_dereference_protected(policy, lockdep_is_held(&policy_lock));
@@ -911,22 +945,20 @@ int mmtune_policy_sysfs(const char *what, char *buf)
 		len = sysfs_emit(buf, "%u\n", set ? set->nr : 0);
 	} else if (!strcmp(what, "default_hits") ||
 		   !strcmp(what, "default_pages")) {
-		h = 0;
-		p = 0;
 		if (set)
-			ctr_sum(set, set->nr, &h, &p);
+			ctr_sum(set, set->nr, &c);
 		if (what[8] == 'p' && !pages)
 			len = sysfs_emit(buf, "unavailable\n");
 		else
-			len = sysfs_emit(buf, "%llu\n", what[8] == 'h' ? h : p);
+			len = sysfs_emit(buf, "%llu\n", what[8] == 'h' ? c.hits : c.pages);
 	} else if (what[0] == 'p' && !pages) {
 		len = sysfs_emit(buf, "unavailable\n");
 	} else {
 		/* hits or pages: one number per rule, in rule order */
 		for (i = 0; set && i < set->nr; i++) {
-			ctr_sum(set, i, &h, &p);
+			ctr_sum(set, i, &c);
 			len += sysfs_emit_at(buf, len, "%s%llu", i ? " " : "",
-					     what[0] == 'h' ? h : p);
+					     what[0] == 'h' ? c.hits : c.pages);
 		}
 		len += sysfs_emit_at(buf, len, "\n");
 	}

@@ -17,6 +17,9 @@
 #   c_map   c_ctr with mapped_enable 1 (pages mapped too: the PTE setter's
 #           hook, a callback per setter call)
 #   c       stats_enable 1, latency_enable 1 (counters and latency)
+#   u       usefulness_enable 1 alone (the measurement mode: a kretprobe
+#           on the PTE setter that makes fault-around's extra PTEs old;
+#           its walk at unmap runs outside the markers)
 #   t       c_map with the trace events mmtune:fault_around and
 #           fault_around_mapped enabled, recorded into the ring buffer
 #           (overwrite mode) with no reader: a reader would run between
@@ -68,7 +71,7 @@ if [ "$SHORT" = 1 ]; then
 	CONFIGS=${MMT_BENCH_CONFIGS:-"a b c_ctr"}
 else
 	ORDERS=${MMT_BENCH_ORDERS:-"0 4 9"}
-	CONFIGS=${MMT_BENCH_CONFIGS:-"a b c_ctr c_map c t p1 p1m p32 p32m d d_kfunc"}
+	CONFIGS=${MMT_BENCH_CONFIGS:-"a b c_ctr c_map c u t p1 p1m p32 p32m d d_kfunc"}
 fi
 export MMT_BENCH_PASSES="$PASSES" MMT_BENCH_ORDERS="$ORDERS" MMT_BENCH_CONFIGS="$CONFIGS"
 . "$TOP/tests/bench-lib.sh"
@@ -109,6 +112,7 @@ guest() {
 		c_map) insmod "$ko" && echo 0 > $mmt/latency_enable && echo 1 > $mmt/mapped_enable &&
 			echo 1 > $mmt/stats_enable ;;
 		c) insmod "$ko" && echo 1 > $mmt/latency_enable && echo 1 > $mmt/stats_enable ;;
+		u) insmod "$ko" && echo 1 > $mmt/usefulness_enable ;;
 		c_base) insmod "${MMT_BENCH_BASE_KO:?}" && echo 0 > $mmt/latency_enable &&
 			echo 1 > $mmt/stats_enable ;;
 		t) insmod "$ko" && echo 0 > $mmt/latency_enable && echo 1 > $mmt/mapped_enable &&
@@ -125,6 +129,7 @@ guest() {
 	teardown() {
 		case $1 in
 		c|c_ctr|c_map|c_base) echo "# $1 stats: $(tr '\n' ' ' < $mmt/stats)" ;;
+		u) echo "# u usefulness: $(tr '\n' ' ' < $mmt/usefulness)" ;;
 		t) echo 0 > $tev/enable; echo "# t events: $(grep -c ' fault_around' $trc/trace) in the buffer"
 			echo > $trc/trace ;;
 		p*) echo "# $1 policy: $(grep -cE '^(comm|pid|cgroup)=' $mmt/policy) rules; $(grep -m1 faultbench $mmt/policy)" ;;

@@ -146,8 +146,10 @@ int do_set(int argc, char **argv)
 		return usage_err("set", "info is read-only");
 	if (is_knob(knob, "latency"))
 		return usage_err("set", "latency is read-only (reset it with 'stats --reset')");
+	if (is_knob(knob, "usefulness"))
+		return usage_err("set", "usefulness is read-only (set usefulness_enable 1 clears it)");
 	if ((is_knob(knob, "stats_enable") || is_knob(knob, "latency_enable") ||
-	     is_knob(knob, "mapped_enable")) &&
+	     is_knob(knob, "mapped_enable") || is_knob(knob, "usefulness_enable")) &&
 	    strcmp(value, "0") && strcmp(value, "1"))
 		return usage_err("set", "%s: '%.40s' is not 0 or 1", knob, value);
 	if (is_knob(knob, "stats") && strcmp(value, "0"))

@@ -105,12 +105,14 @@ static const struct cmd cmds[] = {
 	{ "get", do_get, plain_optstring, plain_opts, "usage: " PROG " get KNOB",
 	  "Print the value of KNOB, a file of <debugfs>/mmtune/: fault_around_order,\n"
 	  "info, stats, stats_enable, latency_enable, mapped_enable, latency,\n"
-	  "pfn_valid/bench, pfn_valid/mode.  Without the module, fault_around_order is read from the\n"
+	  "pfn_valid/bench, pfn_valid/mode, usefulness, usefulness_enable.  Without the module, fault_around_order is read from the\n"
 	  "kernel's own <debugfs>/fault_around_bytes (a note on stderr).\n" },
 	{ "set", do_set, plain_optstring, plain_opts, "usage: " PROG " set KNOB VALUE",
 	  "Write VALUE to KNOB.  Values are checked before anything is written:\n"
 	  "  fault_around_order  0..max_order (see status) or 'default'\n"
-	  "  stats_enable        0 or 1 (latency_enable and mapped_enable too)\n"
+	  "  stats_enable        0 or 1 (latency_enable, mapped_enable and\n"
+	  "                      usefulness_enable too; usefulness_enable 1 clears\n"
+	  "                      the usefulness counts)\n"
 	  "  stats               0 (reset every counter and the latency histogram)\n"
 	  "  pfn_valid/bench     'COUNT PATTERN': COUNT 1..16777216, seq|rand|holes\n"
 	  "  pfn_valid/mode      off or a strategy of info's pfn_valid_impls\n"

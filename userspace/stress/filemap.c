@@ -43,6 +43,7 @@ struct fm_arg {
 	long long len;
 	long page, span;
 	int kind, word;
+	long stride;		/* seq: pages from one touch to the next */
 	const uint32_t *perm;
 	long npages;
 	uint64_t sink;
@@ -59,7 +60,7 @@ static void *fm_worker(void *p)
 
 	switch (a->kind) {
 	case FM_SEQ:
-		for (i = 0; i < a->npages && !mms_stop; i++) {
+		for (i = 0; i < a->npages && !mms_stop; i += a->stride) {
 			const volatile uint64_t *q = (const uint64_t *)(b + i * a->page);
 
 			if (a->word)
@@ -133,7 +134,7 @@ static int fm_setup(struct mms_ctx *c, enum fm_kind kind, long long defsize)
 	c->priv = s;
 	s->kind = kind;
 	s->span = c->ptrs_per_pte * c->page;
-	s->word = kind != FM_SPARSE && o->touch != TOUCH_PAGE;
+	s->word = kind != FM_SPARSE && o->touch != TOUCH_PAGE && o->stride <= 1;
 	if (kind == FM_SPARSE)
 		sz = (sz + s->span - 1) / s->span * s->span;
 	else
@@ -209,6 +210,7 @@ static int fm_run(struct mms_ctx *c, int threads, long block, struct mms_result 
 		a[t].span = s->span;
 		a[t].kind = s->kind;
 		a[t].word = s->word;
+		a[t].stride = c->o->stride > 1 ? c->o->stride : 1;
 		a[t].npages = s->npages;
 		a[t].perm = s->perm ? s->perm + (size_t)t * s->npages : NULL;
 		if (a[t].perm)	/* fault in the page order outside the window */

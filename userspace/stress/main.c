@@ -59,6 +59,8 @@ static void usage(FILE *f)
 "  -b, --block LIST     dio block sizes (default 64K,1M)\n"
 "      --touch word|page  seq/rand: read every 8-byte word (default, as the\n"
 "                       linux-mm 2014 tables) or one byte per page\n"
+"      --stride K       seq: one byte of every K-th page only (default 1); the\n"
+"                       ground truth of fault-around's usefulness: 1/K\n"
 "      --cmd CMD        build: command each process runs through /bin/sh -c\n"
 "                       (default 'exec true')\n"
 "  -F, --format F       table (default), csv or json; both carry what the run\n"
@@ -256,6 +258,9 @@ static void parse_opt(struct mms_ctx *c, struct mms_opts *o, int opt, char **arg
 	case 'T':
 		o->touch = parse_word("--touch", optarg, touches, "word or page") + TOUCH_WORD;
 		break;
+	case 'K':
+		o->stride = parse_count("--stride", optarg, 1, 1L << 30);
+		break;
 	case 'C':
 		o->cmd = optarg;
 		break;
@@ -294,6 +299,7 @@ static void parse_args(struct mms_ctx *c, struct mms_opts *o, int argc, char **a
 		{ "block", required_argument, NULL, 'b' },
 		{ "format", required_argument, NULL, 'F' },
 		{ "touch", required_argument, NULL, 'T' },
+		{ "stride", required_argument, NULL, 'K' },
 		{ "cmd", required_argument, NULL, 'C' },
 		{ "warmup", required_argument, NULL, 'W' },
 		{ "plot", required_argument, NULL, 'P' },
@@ -312,6 +318,8 @@ static void parse_args(struct mms_ctx *c, struct mms_opts *o, int argc, char **a
 	if (optind + 1 < argc)
 		usage_die("unexpected argument '%s'", argv[optind + 1]);
 	o->workload = argv[optind];
+	if (o->stride > 1 && strcmp(o->workload, "seq"))
+		usage_die("--stride: for seq only, not '%s'", o->workload);
 	if (strcmp(o->workload, "eofprobe")) {
 		for (int i = 0; i < NWL; i++)
 			if (!strcmp(o->workload, workloads[i]->name))

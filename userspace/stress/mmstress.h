@@ -43,6 +43,7 @@ struct mms_opts {
 	int nblocks;
 	enum mms_format format;
 	enum mms_touch touch;
+	long stride;			/* seq: every stride-th page (0: 1) */
 	const char *cmd;		/* build: command run by /bin/sh -c */
 	const char *plot;		/* --plot: the SVG file, or NULL */
 	int quiet;

@@ -1,0 +1,435 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmtune: fault-around's usefulness.  Of the pages fault-around maps
+ * ahead of a process (every page of its window but the one that
+ * faulted), how many does the process touch before they are unmapped?
+ *
+ * The hardware answers it, with the accessed ("young") bit of each PTE,
+ * if the pre-mapped PTEs start old.  arm64 maps them old where its CPU
+ * sets the bit itself, but not those in the faulting folio's run (6.5+);
+ * x86 maps every one young.  So while the measurement is on:
+ *
+ *  - at the return of the PTE setter (set_pte_range or do_set_pte, a
+ *    kretprobe that only takes fault-around's calls), each page of the
+ *    call but the faulting one has its accessed bit cleared and is
+ *    counted: "prefaulted".  The page table lock is still held there, and
+ *    no TLB holds a PTE that was empty a moment ago.  On arm64 without a
+ *    hardware access flag the process's first touch of such a page is an
+ *    access-flag fault (a minor fault, counted as one).
+ *
+ *  - at the entry of unmap_page_range (7.x: __zap_vma_range, the same
+ *    arguments; ftrace), before the zap of a file
+ *    mapping's range (munmap, exit, MADV_DONTNEED, truncation), every
+ *    present PTE in the range that is still old is counted: "untouched".
+ *    The faulting page and every other page the kernel maps are young,
+ *    so an old PTE is a pre-mapped page nobody touched.
+ *
+ * useful = (prefaulted - untouched) / prefaulted, exact for the pages
+ * that were both mapped and unmapped while the measurement was on, when
+ * nothing else cleared accessed bits: reclaim (and MGLRU's aging, page
+ * idle tracking and DAMON) do, and a touched page they aged reads as
+ * untouched (a pre-mapped page that reclaim then took away reads as
+ * touched).  So the file shows the pages reclaim scanned meanwhile
+ * (reclaim_scanned): 0 means the figure is exact.  Pages still mapped are
+ * judged when they are unmapped: read after the workload's exit.
+ *
+ * Why this and not a per-page record: the two counts need no memory per
+ * page, nothing on the fault path but the bit clear, and no walk of any
+ * process's page tables but those the kernel is about to zap (under the
+ * same locks the zap holds).  The price is the assumption above, which
+ * the reclaim figure makes checkable, and that a PTE counts once, at its
+ * unmap.
+ */
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/kprobes.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/pgtable.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+
+#include "mmtune.h"
+#include "mmtune_abi.h"
+#include "compat.h"
+#include "hooks.h"
+
+struct useful_pcpu {
+	u64 prefaulted;		/* pre-mapped PTEs made old */
+	u64 untouched;		/* old PTEs found at unmap */
+	u64 zaps;		/* unmap_page_range calls on file mappings */
+};
+
+static struct useful_pcpu __percpu *useful_pcpu;
+
+static DEFINE_MUTEX(useful_lock);
+static bool useful_on;		/* under useful_lock */
+static u64 pgscan_from;		/* the kernel's pgscan at enable */
+static unsigned long missed_from;	/* the kretprobe's at enable */
+static enum { USEFUL_LOADING, USEFUL_READY, USEFUL_GONE } useful_state;
+static int pending_enable = -1;
+
+/* ---- the fault path ---- */
+
+struct mark_data {
+	struct vm_area_struct *vma;
+	pte_t *pte;
+	unsigned long addr, fault;
+	unsigned int nr;
+};
+
+static int notrace mark_entry(struct kretprobe_instance *ri,
+			      struct pt_regs *regs)
+{
+	struct mark_data *d = (struct mark_data *)ri->data;
+	struct vm_fault *vmf;
+
+	mmtune_hook_pte_call(regs, &vmf, &d->addr, &d->nr);
+	if (!vmf || !d->nr)
+		return 1;
+	d->vma = vmf->vma;
+	d->pte = vmf->pte;	/* the PTE of @addr, during the call */
+	d->fault = vmf->address;
+	return 0;
+}
+
+NOKPROBE_SYMBOL(mark_entry);
+
+static int notrace mark_return(struct kretprobe_instance *ri,
+			       struct pt_regs *regs)
+{
+	struct mark_data *d = (struct mark_data *)ri->data;
+	unsigned int i, n = 0;
+
+	for (i = 0; i < d->nr; i++) {
+		unsigned long addr = d->addr + i * PAGE_SIZE;
+
+		if (addr == d->fault)
+			continue;
+		mmtune_pte_mkold(d->vma, addr, d->pte + i);
+		n++;
+	}
+	this_cpu_add(useful_pcpu->prefaulted, n);
+	mmtune_policy_prefaulted(n);
+	return 0;
+}
+
+NOKPROBE_SYMBOL(mark_return);
+
+/* Old present PTEs in [addr, end) of @mm; page tables only read. */
+static unsigned long notrace count_old(struct mm_struct *mm,
+				       unsigned long addr, unsigned long end)
+{
+	unsigned long next, n = 0;
+
+	for (; addr < end; addr = next) {
+		pgd_t *pgd = pgd_offset(mm, addr);
+		p4d_t *p4d;
+		pud_t *pud;
+		pmd_t pmd;
+		pte_t *pte;
+
+		next = pgd_addr_end(addr, end);
+		if (pgd_none(READ_ONCE(*pgd)) || pgd_bad(READ_ONCE(*pgd)))
+			continue;
+		p4d = p4d_offset(pgd, addr);
+		next = p4d_addr_end(addr, end);
+		if (p4d_none(READ_ONCE(*p4d)) || p4d_bad(READ_ONCE(*p4d)))
+			continue;
+		pud = pud_offset(p4d, addr);
+		next = pud_addr_end(addr, end);
+		if (pud_none(READ_ONCE(*pud)) || pud_bad(READ_ONCE(*pud)))
+			continue;
+		pmd = READ_ONCE(*pmd_offset(pud, addr));
+		next = pmd_addr_end(addr, end);
+		/* a huge mapping is the faulting folio's, never pre-mapped */
+		if (pmd_none(pmd) || !pmd_present(pmd) || pmd_trans_huge(pmd) ||
+		    pmd_bad(pmd))
+			continue;
+		pte = (pte_t *)pmd_page_vaddr(pmd) + pte_index(addr);
+		for (; addr < next; addr += PAGE_SIZE, pte++) {
+			pte_t v = ptep_get(pte);
+
+			n += pte_present(v) && !pte_young(v);
+		}
+	}
+	return n;
+}
+
+/*
+ * unmap_page_range(tlb, vma, addr, end, details), or __zap_vma_range with
+ * the same arguments: its callers hold the
+ * mmap lock or the file's i_mmap lock, so the range's page tables stay;
+ * preemption is off here (an RCU read-side section, which also keeps a
+ * table that khugepaged retracts from being freed under us).
+ */
+static void notrace zap_cb(struct mmtune_hook_call *c)
+{
+	struct vm_area_struct *vma = (void *)mmtune_fregs_arg(c->fregs, 1);
+	unsigned long addr = mmtune_fregs_arg(c->fregs, 2);
+	unsigned long end = mmtune_fregs_arg(c->fregs, 3);
+	unsigned long n;
+
+	if (!vma || !vma->vm_file || addr >= end ||
+	    (vma->vm_flags & (VM_PFNMAP | VM_MIXEDMAP | VM_IO | VM_HUGETLB)))
+		return;
+	n = count_old(vma->vm_mm, addr, end);
+	this_cpu_add(useful_pcpu->untouched, n);
+	this_cpu_inc(useful_pcpu->zaps);
+	if (n)
+		mmtune_policy_untouched(n);
+}
+
+static struct mmtune_hook_user useful_user = {
+	.name		= "usefulness",
+	.slot		= MMT_SLOT_STATS,
+	.wants		= BIT(MMT_HOOK_PTE_RETURN) | BIT(MMT_HOOK_ZAP),
+	.fn		= { [MMT_HOOK_ZAP] = zap_cb },
+	.krp_entry	= mark_entry,
+	.krp_return	= mark_return,
+	.krp_data_size	= sizeof(struct mark_data),
+};
+
+/* ---- on and off ---- */
+
+static void counters_clear(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		memset(per_cpu_ptr(useful_pcpu, cpu), 0, sizeof(struct useful_pcpu));
+}
+
+/*
+ * Both hooks or neither: marking pages old without judging them (or the
+ * reverse) would count nothing true.  A fresh start clears the counts.
+ */
+static int useful_enable_locked(void)
+{
+	int ret;
+
+	if (useful_on)
+		return 0;
+	if (!MMTUNE_HAVE_PTE_MKOLD)
+		return -EOPNOTSUPP;
+	ret = mmtune_hooks_get(&useful_user);
+	if (ret)
+		return ret;
+	if (!mmtune_hook_held(&useful_user, MMT_HOOK_PTE_RETURN) ||
+	    !mmtune_hook_held(&useful_user, MMT_HOOK_ZAP)) {
+		mmtune_hooks_put(&useful_user);
+		pr_err("usefulness: a hook is unavailable (see info)\n");
+		return -ENODEV;
+	}
+	counters_clear();
+	pgscan_from = mmtune_kernel_pgscan();
+	missed_from = mmtune_hook_missed(MMT_HOOK_PTE_RETURN);
+	useful_on = true;
+	return 0;
+}
+
+static int useful_set_locked(bool on)
+{
+	if (on)
+		return useful_enable_locked();
+	if (useful_on) {
+		mmtune_hooks_put(&useful_user);
+		useful_on = false;
+	}
+	return 0;
+}
+
+/* ---- files ---- */
+
+static void useful_sum(struct useful_pcpu *sum)
+{
+	int cpu;
+
+	memset(sum, 0, sizeof(*sum));
+	for_each_possible_cpu(cpu) {
+		const struct useful_pcpu *p = per_cpu_ptr(useful_pcpu, cpu);
+
+		sum->prefaulted += READ_ONCE(p->prefaulted);
+		sum->untouched += READ_ONCE(p->untouched);
+		sum->zaps += READ_ONCE(p->zaps);
+	}
+}
+
+static const char *useful_absent(void)
+{
+	if (!MMTUNE_HAVE_PTE_MKOLD)
+		return "unavailable (no accessed-bit clear for this arch)";
+	if (mmtune_hook_state(MMT_HOOK_PTE_RETURN) == MMT_HOOK_UNAVAILABLE ||
+	    mmtune_hook_state(MMT_HOOK_ZAP) == MMT_HOOK_UNAVAILABLE)
+		return "unavailable (a hook is: see info)";
+	return NULL;
+}
+
+/* One decimal: (p - u) / p in per mille, u clamped to p. */
+static void show_ratio(struct seq_file *m, u64 p, u64 u)
+{
+	u64 pm;
+
+	if (!p) {
+		seq_puts(m, "useful: -\n");
+		return;
+	}
+	pm = div64_u64((p - min(u, p)) * 1000, p);
+	seq_printf(m, "useful: %llu.%llu%%\n", pm / 10, pm % 10);
+}
+
+static int useful_show(struct seq_file *m, void *v)
+{
+	const char *absent = useful_absent();
+	struct useful_pcpu s;
+
+	mutex_lock(&useful_lock);
+	seq_printf(m, "state: %s\n", useful_on ? "on" : absent ? absent : "off");
+	useful_sum(&s);
+	seq_printf(m, "prefaulted: %llu\n", s.prefaulted);
+	seq_printf(m, "untouched: %llu\n", s.untouched);
+	show_ratio(m, s.prefaulted, s.untouched);
+	seq_printf(m, "unmaps: %llu\n", s.zaps);
+	if (useful_on) {
+		seq_printf(m, "missed: %lu\n",
+			   mmtune_hook_missed(MMT_HOOK_PTE_RETURN) - missed_from);
+		seq_printf(m, "reclaim_scanned: %llu\n",
+			   mmtune_kernel_pgscan() - pgscan_from);
+	}
+	mutex_unlock(&useful_lock);
+	return 0;
+}
+
+static int useful_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, useful_show, NULL);
+}
+
+static const struct file_operations useful_fops = {
+	.owner		= THIS_MODULE,
+	.open		= useful_open,
+	.read		= seq_read,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
+
+static ssize_t enable_read(struct file *file, char __user *ubuf,
+			   size_t count, loff_t *ppos)
+{
+	char buf[2] = { READ_ONCE(useful_on) ? '1' : '0', '\n' };
+
+	return simple_read_from_buffer(ubuf, count, ppos, buf, sizeof(buf));
+}
+
+static ssize_t enable_write(struct file *file, const char __user *ubuf,
+			    size_t count, loff_t *ppos)
+{
+	char *buf = mmtune_write_get(ubuf, count, ppos, 2, true);
+	int ret = 0;
+
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	if (strcmp(buf, "0") && strcmp(buf, "1"))
+		ret = -EINVAL;
+	if (!ret) {
+		mutex_lock(&useful_lock);
+		ret = useful_set_locked(buf[0] == '1');
+		mutex_unlock(&useful_lock);
+	}
+	kfree(buf);
+	return mmtune_write_done(ret, count, ppos);
+}
+
+static const struct file_operations enable_fops = {
+	.owner	= THIS_MODULE,
+	.read	= enable_read,
+	.write	= enable_write,
+};
+
+/* ---- the parameter: the same, where lockdown leaves it writable ---- */
+
+static int enable_param_set(const char *val, const struct kernel_param *kp)
+{
+	bool on;
+	int ret = 0;
+
+	if (kstrtobool(val, &on))
+		return -EINVAL;
+	mutex_lock(&useful_lock);
+	if (useful_state == USEFUL_LOADING)
+		pending_enable = on;	/* applied by init */
+	else if (useful_state == USEFUL_GONE)
+		ret = -ENODEV;
+	else
+		ret = useful_set_locked(on);
+	mutex_unlock(&useful_lock);
+	return ret;
+}
+
+static int enable_param_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", READ_ONCE(useful_on));
+}
+
+static const struct kernel_param_ops enable_param_ops = {
+	.set = enable_param_set,
+	.get = enable_param_get,
+};
+module_param_cb(MMT_PARAM_USEFULNESS_ENABLE, &enable_param_ops, NULL, 0644);
+mmtune_param_desc(MMT_PARAM_USEFULNESS_ENABLE,
+		  "1 maps fault-around's extra pages old and counts those untouched at unmap (as debugfs usefulness_enable)");
+
+/* ---- the feature ---- */
+
+static int useful_init(struct dentry *dir)
+{
+	int ret = 0;
+
+	useful_pcpu = alloc_percpu(struct useful_pcpu);
+	if (!useful_pcpu)
+		return -ENOMEM;
+	mutex_lock(&useful_lock);
+	useful_state = USEFUL_READY;
+	if (pending_enable > 0)
+		ret = useful_set_locked(true);
+	if (ret)
+		useful_state = USEFUL_GONE;
+	mutex_unlock(&useful_lock);
+	if (ret) {
+		pr_err("cannot apply usefulness_enable=1 at load (%d)\n", ret);
+		free_percpu(useful_pcpu);
+		useful_pcpu = NULL;
+		return ret;
+	}
+	debugfs_create_file("usefulness", 0400, dir, NULL, &useful_fops);
+	debugfs_create_file("usefulness_enable", 0600, dir, NULL, &enable_fops);
+	return 0;
+}
+
+static void useful_exit(void)
+{
+	mutex_lock(&useful_lock);
+	useful_state = USEFUL_GONE;
+	useful_set_locked(false);	/* waits for the hooks' callbacks */
+	mutex_unlock(&useful_lock);
+	free_percpu(useful_pcpu);
+	useful_pcpu = NULL;
+}
+
+static void useful_info(struct seq_file *m)
+{
+	const char *absent = useful_absent();
+
+	seq_printf(m, "usefulness_enable: %d\n", READ_ONCE(useful_on));
+	seq_printf(m, "usefulness: %s\n", absent ? absent : "available");
+}
+
+const struct mmtune_feature mmtune_usefulness_feature = {
+	.name	= "usefulness",
+	.init	= useful_init,
+	.exit	= useful_exit,
+	.info	= useful_info,
+};

@@ -1,0 +1,153 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Fault-around's usefulness (README, "Usefulness"): of the pages
+# fault-around maps ahead of a process, the share it touches before they
+# are unmapped, against workloads whose answer is known: mmstress seq and
+# rand touch every page (100 %), sparse one page per page table (0 %), seq
+# --stride K every K-th page ((2^k/K - 1)/(2^k - 1) at order k), each
+# within 2 percentage points, at two orders (one in a light matrix cell),
+# counted for a comm=mmstress
+# rule. mmstress's own start-up (its binary and libraries, also
+# fault-around) is measured on its own and taken off. Then the files,
+# bad input, the hooks on and off, the parameter, unload while on.
+. "$(dirname "$0")/lib.sh"
+
+PSZ=$(getconf PAGESIZE)
+MMS=$MMT_TOP/userspace/mmstress
+UF=$MMT/usefulness
+UE=$MMT/usefulness_enable
+UP=/sys/module/mmtune/parameters/usefulness_enable
+WORK=$(mktemp -d /var/tmp/mmt-useful.XXXXXX)
+cleanup() {
+	[ -w $MMT/policy ] && echo clear > $MMT/policy 2>/dev/null
+	[ -w $UE ] && echo 0 > $UE 2>/dev/null
+	umount "$WORK" 2>/dev/null
+	rm -rf "$WORK"
+	unload_module
+}
+trap cleanup EXIT
+[ -x "$MMS" ] || { fail "no $MMS (make tools)"; exit 1; }
+
+uf() { sed -n "s/^$1: *//p" $UF; }
+registered() {
+	grep -E 'set_pte_range|do_set_pte' $DBG/kprobes/list 2>/dev/null
+	grep -E '^(unmap_page_range|__zap_vma_range) ' /sys/kernel/tracing/enabled_functions 2>/dev/null
+}
+
+unload_module
+load_module || { fail "insmod"; exit 1; }
+mountpoint -q /sys/kernel/tracing || mount -t tracefs none /sys/kernel/tracing 2>/dev/null
+
+sect "files and bad input"
+expect_eq "usefulness mode" "$(stat -c %a $UF)" 400
+expect_eq "usefulness_enable mode" "$(stat -c %a $UE)" 600
+expect_eq "off at load" "$(cat $UE) $(cat $UP)" "0 0"
+expect_eq "info usefulness_enable" "$(info usefulness_enable)" 0
+for bad in 2 on "" "1 " 01 -1; do expect_einval $UE "$bad"; done
+expect_eq "bad writes leave it off" "$(cat $UE)" 0
+
+avail=$(info usefulness)
+case $(uname -m) in
+x86_64|aarch64)
+	# the arches it is for: a hook missing here is a kernel that moved one
+	expect_eq "available on $(uname -m)" "$avail" available
+	[ "$avail" = available ] || grep '^hook_' $MMT/info | sed 's/^/# /' ;;
+esac
+if [ "$avail" != available ]; then
+	# arches without an accessed-bit clear of ours (README), or a kernel
+	# whose hook cannot be placed: said, and refused with a clear error
+	expect_eq "state says why" "$(uf state)" "$avail"
+	if err=$(wr $UE 1); then fail "enable accepted where $avail"; else
+		ok "enable refused where $avail: ${err##*: }"; fi
+	expect_eq "still off" "$(cat $UE)" 0
+	echo "# usefulness $avail on $(uname -m): ground-truth checks not run"
+	exit 0
+fi
+
+sect "on: the hooks"
+check "enable" wr $UE 1
+expect_eq "on" "$(cat $UE) $(cat $UP) $(uf state)" "1 1 on"
+expect_eq "hook_set_pte_return on" "$(info hook_set_pte_return | cut -d' ' -f1)" on
+expect_eq "hook_zap on" "$(info hook_zap | cut -d' ' -f1)" on
+[ -n "$(registered)" ] && ok "kretprobe and ftrace hook registered" || fail "nothing registered while on"
+
+# counts MATCH: "prefaulted untouched" of the policy line of MATCH
+counts() {
+	sed -n "s/^$1 order=[0-9]* #.* prefaulted=\([0-9]*\) untouched=\([0-9]*\).*/\1 \2/p" $MMT/policy
+}
+# run ORDER ARGS...: mmstress ARGS under a fresh comm=mmstress rule at
+# ORDER (a fresh rule set: its counts start at 0); prints its counts
+run() {
+	local o=$1; shift
+	pwrite "comm=mmstress order=$o\n" >/dev/null || return 1
+	TMPDIR=$WORK "$MMS" "$@" -q -F csv > "$WORK/out" 2>&1 || { cat "$WORK/out" >&2; return 1; }
+	c=$(counts comm=mmstress)
+	echo "${c:-0 0}"
+}
+mount -t tmpfs -o size=512m,huge=never mmt-useful "$WORK" || { fail "tmpfs"; exit 1; }
+
+# pct P U: the useful share in per cent, one decimal
+pct() { awk -v p="$1" -v u="$2" 'BEGIN { v = p > 0 ? 100 * (p - u) / p : -1; if (v < 0 && v > -0.05) v = 0; printf "%.1f", v }'; }
+# expect_useful NAME ORDER WANT_PCT ARGS...
+expect_useful() {
+	local name=$1 o=$2 want=$3 c p u
+	shift 3
+	if ! c=$(run "$o" "$@"); then fail "$name: mmstress $*"; return; fi
+	set -- $c
+	p=$(( $1 - B_P )) u=$(( $2 - B_U ))
+	echo "# $name: prefaulted $1 untouched $2, less start-up: $p $u"
+	if [ "$p" -le 0 ]; then fail "$name: nothing pre-mapped (prefaulted $p)"; return; fi
+	within "$name at order $o: useful %" "$(pct $p $u)" "$want" 0 2
+}
+# the share a stride-K reader touches of a window of 2^ORDER pages
+stride_want() {
+	awk -v k="$1" -v w=$((1 << $2)) 'BEGIN { printf "%.1f", (k >= w ? 0 : 100 * (w / k - 1) / (w - 1)) }'
+}
+
+S=$((16384 * PSZ))	# 16384 pages per seq, rand and stride run
+SP=$((256 * 512 * PSZ))	# 256 page tables: 256 touches per sparse run
+# a light matrix cell (tests/matrix/init.sh): one order
+ORDERS="3 5"
+[ "${MMT_LIGHT:-0}" = 1 ] && ORDERS=4
+for o in $ORDERS; do
+	sect "ground truth at order $o"
+	# mmstress's start-up alone: a one-page file, nothing of it pre-mapped
+	if ! c=$(run "$o" seq -s "$PSZ" --touch page); then fail "start-up run"; continue; fi
+	set -- $c
+	B_P=$1 B_U=$2
+	echo "# order $o: mmstress start-up: prefaulted $B_P, untouched $B_U"
+	expect_useful "seq" "$o" 100 seq -s "$S" --touch page
+	# both runs (warm-up and measured) pre-map all but one page per window
+	set -- $(counts comm=mmstress)
+	within "seq at order $o: pages pre-mapped" "$(( $1 - B_P ))" \
+		"$(( 2 * (16384 - 16384 / (1 << o)) ))" 1
+	expect_useful "rand" "$o" 100 rand -s "$S" --touch page
+	expect_useful "sparse" "$o" 0 sparse -s "$SP"
+	for k in 2 4 $((1 << o)); do
+		expect_useful "seq --stride $k" "$o" "$(stride_want $k $o)" \
+			seq -s "$S" --stride "$k"
+	done
+done
+echo clear > $MMT/policy
+
+sect "the whole machine's counts"
+expect_eq "no kretprobe call missed" "$(uf missed)" 0
+echo "# usefulness: $(tr '\n' ' ' < $UF)"
+rs=$(uf reclaim_scanned)
+[ "${rs:-x}" = 0 ] && ok "no reclaim during the run: the figures are exact" ||
+	fail "reclaim scanned ${rs:-?} pages during the run (the guest is short of memory)"
+[ "$(uf prefaulted)" -gt 0 ] && ok "global prefaulted counts" || fail "global prefaulted 0"
+
+sect "off, the parameter, unload while on"
+check "disable" wr $UE 0
+expect_eq "off" "$(cat $UE) $(uf state)" "0 off"
+r=$(registered)
+[ -z "$r" ] && ok "off: nothing registered" || fail "off: still registered: $r"
+check "parameter on" sh -c "echo 1 > $UP"
+expect_eq "parameter on: debugfs says 1" "$(cat $UE)" 1
+check "unload while on" rmmod mmtune
+r=$(registered)
+[ -z "$r" ] && ok "unloaded: nothing registered" || fail "unloaded: still registered: $r"
+check "load with usefulness_enable=1" load_module usefulness_enable=1
+expect_eq "on from load" "$(cat $UE) $(uf state)" "1 on"
+unload_module
