@@ -346,7 +346,7 @@ static void resolve_set_pte(struct mmtune_hook *pte, struct mmtune_hook *ret)
 			pte->nr_arg = pte_setter->nr_arg;
 			pte->uses_args = pte->nr_arg >= 0;
 			/* its callers are told apart by the return address */
-			if (MMTUNE_HAVE_ENTRY_RETURN_ADDRESS)
+			if (MMTUNE_HAVE_ENTRY_RETURN_ADDRESS && MMTUNE_HAVE_PTE_MKOLD)
 				ret->symbol = pte_setter->name;
 			return;
 		}
@@ -367,15 +367,22 @@ static void resolve_zap(struct mmtune_hook *zap)
 	}
 }
 
+/* x86_64 and arm64 only: where the hook can be placed (compat.h) */
 void notrace mmtune_hook_pte_call(struct pt_regs *regs, struct vm_fault **vmf,
 				  unsigned long *addr, unsigned int *nr)
 {
+#if MMTUNE_HAVE_PTE_MKOLD
 	const struct mmtune_set_pte_fn *f = pte_setter;
 
 	*vmf = (struct vm_fault *)regs_get_kernel_argument(regs, 0);
 	*addr = regs_get_kernel_argument(regs, f->addr_arg);
 	/* an unsigned int: the register's upper half is not ours */
 	*nr = f->nr_arg >= 0 ? (u32)regs_get_kernel_argument(regs, f->nr_arg) : 1;
+#else
+	*vmf = NULL;
+	*addr = 0;
+	*nr = 0;
+#endif
 }
 
 NOKPROBE_SYMBOL(mmtune_hook_pte_call);

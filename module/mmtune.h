@@ -45,6 +45,11 @@ struct mmtune_feature {
 char *mmtune_write_get(const char __user *ubuf, size_t count, loff_t *ppos,
 		       size_t max, bool chomp);
 ssize_t mmtune_write_done(int ret, size_t count, loff_t *ppos);
+/* A 0/1 file: exactly "0" or "1" (one trailing newline), else EINVAL. */
+int mmtune_write_get_bool(const char __user *ubuf, size_t count, loff_t *ppos,
+			  bool *val);
+ssize_t mmtune_read_bool(char __user *ubuf, size_t count, loff_t *ppos,
+			 bool val);
 
 /*
  * sysfs.c: /sys/kernel/mm/mmtune/, read-only state; last feature up.  Its

@@ -255,22 +255,6 @@ static void stats_since_reset(struct mmtune_pcpu_stats *s)
 			s->lat[k][b] -= base.lat[k][b];
 }
 
-/* "0" or "1" with at most one trailing newline; anything else EINVAL. */
-static int parse_bool_write(const char __user *ubuf, size_t count,
-			    loff_t *ppos, bool *val)
-{
-	char *buf = mmtune_write_get(ubuf, count, ppos, 2, true);
-	int ret = 0;
-
-	if (IS_ERR(buf))
-		return PTR_ERR(buf);
-	if (strcmp(buf, "0") && strcmp(buf, "1"))
-		ret = -EINVAL;
-	*val = buf[0] == '1';
-	kfree(buf);
-	return ret;
-}
-
 /* ---- stats ---- */
 
 static void stats_reset(void)
@@ -343,7 +327,7 @@ static ssize_t stats_write(struct file *file, const char __user *ubuf,
 	bool one;
 	int ret;
 
-	ret = parse_bool_write(ubuf, count, ppos, &one);
+	ret = mmtune_write_get_bool(ubuf, count, ppos, &one);
 	if (!ret && one)
 		ret = -EINVAL;		/* only "0": reset */
 	if (!ret)
@@ -361,14 +345,6 @@ static const struct file_operations stats_fops = {
 };
 
 /* ---- stats_enable, latency_enable ---- */
-
-static ssize_t bool_read(char __user *ubuf, size_t count, loff_t *ppos,
-			 bool val)
-{
-	char buf[2] = { val ? '1' : '0', '\n' };
-
-	return simple_read_from_buffer(ubuf, count, ppos, buf, sizeof(buf));
-}
 
 /* Latency first: the counters' hooks then count its self-test's fault. */
 static int stats_enable_locked(void)
@@ -440,7 +416,7 @@ static bool stats_latency_wanted(void)
 static ssize_t enable_read(struct file *file, char __user *ubuf,
 			   size_t count, loff_t *ppos)
 {
-	return bool_read(ubuf, count, ppos, stats_enabled());
+	return mmtune_read_bool(ubuf, count, ppos, stats_enabled());
 }
 
 static ssize_t enable_write(struct file *file, const char __user *ubuf,
@@ -449,7 +425,7 @@ static ssize_t enable_write(struct file *file, const char __user *ubuf,
 	bool on;
 	int ret;
 
-	ret = parse_bool_write(ubuf, count, ppos, &on);
+	ret = mmtune_write_get_bool(ubuf, count, ppos, &on);
 	if (!ret) {
 		mutex_lock(&stats_lock);
 		ret = set_enable_locked(on);
@@ -470,7 +446,7 @@ static ssize_t opt_read(struct file *file, char __user *ubuf, size_t count,
 {
 	const struct stats_opt *o = file->private_data;
 
-	return bool_read(ubuf, count, ppos, READ_ONCE(o->on));
+	return mmtune_read_bool(ubuf, count, ppos, READ_ONCE(o->on));
 }
 
 static ssize_t opt_write(struct file *file, const char __user *ubuf,
@@ -479,7 +455,7 @@ static ssize_t opt_write(struct file *file, const char __user *ubuf,
 	bool on;
 	int ret;
 
-	ret = parse_bool_write(ubuf, count, ppos, &on);
+	ret = mmtune_write_get_bool(ubuf, count, ppos, &on);
 	if (!ret) {
 		mutex_lock(&stats_lock);
 		ret = set_opt_locked(file->private_data, on);

@@ -50,7 +50,6 @@
 #include <linux/percpu.h>
 #include <linux/pgtable.h>
 #include <linux/seq_file.h>
-#include <linux/slab.h>
 
 #include "mmtune.h"
 #include "mmtune_abi.h"
@@ -119,11 +118,17 @@ static int notrace mark_return(struct kretprobe_instance *ri,
 
 NOKPROBE_SYMBOL(mark_return);
 
-/* Old present PTEs in [addr, end) of @mm; page tables only read. */
+/*
+ * Old present PTEs in [addr, end) of @mm; page tables only read.  Built
+ * where the measurement is (x86_64, arm64): elsewhere p4d_offset() and
+ * pud_offset() may not be callable from a module (6.12 riscv64).
+ */
 static unsigned long notrace count_old(struct mm_struct *mm,
 				       unsigned long addr, unsigned long end)
 {
-	unsigned long next, n = 0;
+	unsigned long n = 0;
+#if MMTUNE_HAVE_PTE_MKOLD
+	unsigned long next;
 
 	for (; addr < end; addr = next) {
 		pgd_t *pgd = pgd_offset(mm, addr);
@@ -156,6 +161,7 @@ static unsigned long notrace count_old(struct mm_struct *mm,
 			n += pte_present(v) && !pte_young(v);
 		}
 	}
+#endif
 	return n;
 }
 
@@ -319,27 +325,21 @@ static const struct file_operations useful_fops = {
 static ssize_t enable_read(struct file *file, char __user *ubuf,
 			   size_t count, loff_t *ppos)
 {
-	char buf[2] = { READ_ONCE(useful_on) ? '1' : '0', '\n' };
-
-	return simple_read_from_buffer(ubuf, count, ppos, buf, sizeof(buf));
+	return mmtune_read_bool(ubuf, count, ppos, READ_ONCE(useful_on));
 }
 
 static ssize_t enable_write(struct file *file, const char __user *ubuf,
 			    size_t count, loff_t *ppos)
 {
-	char *buf = mmtune_write_get(ubuf, count, ppos, 2, true);
-	int ret = 0;
+	bool on;
+	int ret;
 
-	if (IS_ERR(buf))
-		return PTR_ERR(buf);
-	if (strcmp(buf, "0") && strcmp(buf, "1"))
-		ret = -EINVAL;
+	ret = mmtune_write_get_bool(ubuf, count, ppos, &on);
 	if (!ret) {
 		mutex_lock(&useful_lock);
-		ret = useful_set_locked(buf[0] == '1');
+		ret = useful_set_locked(on);
 		mutex_unlock(&useful_lock);
 	}
-	kfree(buf);
 	return mmtune_write_done(ret, count, ppos);
 }
 

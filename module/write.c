@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mmtune: how every debugfs write handler of the module takes its write
- * (declared in mmtune.h).  A file of its own, below every feature, so that
- * no feature file calls into main.c, which lists the features.
+ * mmtune: how every debugfs write handler of the module takes its write,
+ * and how its 0/1 files read and write (declared in mmtune.h).  A file of
+ * its own, below every feature, so that no feature file calls into
+ * main.c, which lists the features.
  */
 #include <linux/err.h>
+#include <linux/fs.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -36,4 +38,27 @@ ssize_t mmtune_write_done(int ret, size_t count, loff_t *ppos)
 		return ret;
 	*ppos += count;
 	return count;
+}
+
+int mmtune_write_get_bool(const char __user *ubuf, size_t count, loff_t *ppos,
+			  bool *val)
+{
+	char *buf = mmtune_write_get(ubuf, count, ppos, 2, true);
+	int ret = 0;
+
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	if (strcmp(buf, "0") && strcmp(buf, "1"))
+		ret = -EINVAL;
+	*val = buf[0] == '1';
+	kfree(buf);
+	return ret;
+}
+
+ssize_t mmtune_read_bool(char __user *ubuf, size_t count, loff_t *ppos,
+			 bool val)
+{
+	char buf[2] = { val ? '1' : '0', '\n' };
+
+	return simple_read_from_buffer(ubuf, count, ppos, buf, sizeof(buf));
 }

@@ -227,21 +227,29 @@ info_crosscheck() {
 	ktap_relay < <(awk -v tag="$1" '$1 == "pfn_valid_crosscheck:" { for (i = 2; i < NF; i += 2) { split($(i+1), a, "/"); if (a[1] != 0 || a[2] == 0) bad = bad " " $i "=" $(i+1) }
 		print (bad == "" ? "ok - " : "not ok - ") tag ": no pfn disagreed (" $0 ")" bad }' $MMT/info)
 }
+# block_online BLOCK: back online, movable where the kernel allows it
+block_online() {
+	echo online_movable > "$1/state" 2>"$WORK/err" || echo online > "$1/state" 2>"$WORK/err"
+}
 hotplug() {
 	local blocks=() b m modes i off=0 on=0 fails=0 offfail=0 t0
 	echo "# === memory offline/online: $HOTPLUG rounds per mode"
 	load_module || { fail "hotplug: insmod"; return; }
 	t0=$(date +%s)
-	# Two blocks that can go offline (ZONE_MOVABLE ones, from movablecore=;
-	# some still hold boot-time allocations or a hole and refuse). They go
-	# back online movable: "1 > online" would put them in ZONE_NORMAL, where
-	# kernel allocations soon pin them.
+	# Two blocks that can go offline, from the top (movablecore= makes
+	# ZONE_MOVABLE ones; some still hold boot-time allocations or a hole
+	# and refuse). Not only those that read Movable now: t-30-pfn_valid,
+	# before this, puts the block it offlines back online in ZONE_NORMAL,
+	# where it still goes offline (2026-12-02: memory6, while memory7 held
+	# the end of RAM and memory3 was busy). Each goes back online movable
+	# where it can ("online" would put it in ZONE_NORMAL, where kernel
+	# allocations soon pin it).
 	for b in $(ls -d /sys/devices/system/memory/memory* | sort -rV); do
 		[ ${#blocks[@]} -lt 2 ] || break
 		[ "$(cat "$b/online" 2>/dev/null)" = 1 ] || continue
-		grep -qw Movable "$b/valid_zones" 2>/dev/null || continue
+		[ "$(cat "$b/removable" 2>/dev/null)" = 0 ] && continue
 		if echo 0 > "$b/online" 2>"$WORK/err"; then
-			echo online_movable > "$b/state" && blocks+=("$b")
+			block_online "$b" && blocks+=("$b")
 		else
 			echo "# ${b##*/} stays online: $(sed 's/.*: //' "$WORK/err")"
 		fi
@@ -260,7 +268,7 @@ hotplug() {
 				if echo 0 > "$b/online" 2>"$WORK/err"; then
 					off=$((off + 1))
 					[ "$i" = 1 ] && crosscheck "mode $m, ${b##*/} offline: bench cross-check"
-					echo online_movable > "$b/state" 2>"$WORK/err" || { fails=$((fails + 1)); echo "# online ${b##*/}: $(cat "$WORK/err")"; }
+					block_online "$b" || { fails=$((fails + 1)); echo "# online ${b##*/}: $(cat "$WORK/err")"; }
 					on=$((on + 1))
 				else
 					offfail=$((offfail + 1))
@@ -281,7 +289,7 @@ hotplug() {
 			else
 				fail "mode $m, ${b##*/} offline, fresh load: mode refused: $(cat "$WORK/err")"
 			fi
-			echo online_movable > "$b/state"
+			block_online "$b"
 		fi
 	done
 	stop_bg

@@ -220,6 +220,9 @@ echo 0 > $MMT/stats_enable
 echo 1 > $MMT/latency_enable
 
 # --- 100 toggles while two processes fault and another writes the order
+# hooks unavailable before them (this arch's or kernel's: set_pte_return
+# where the return address at a probe's entry is unknown) stay out of it
+unavail_before=$(grep '^hook_.*unavailable' $MMT/info | cut -d: -f1)
 # Under TCG the toggles run with one CPU online (tcg_one_cpu, whose
 # comment says why): the faulters, the knob writer and the toggler still
 # preempt one another, but only one vCPU executes kernel text.
@@ -258,7 +261,8 @@ expect_eq "after the toggles stats_enable reads 0" "$(cat $MMT/stats_enable)" 0
 expect_unregistered "after 100 toggles"
 skipped='^$'	# the latency hook, where the kernel refuses it
 [ -n "$NOLAT" ] && skipped='^hook_handle_mm_fault_return'
-n=$(grep '^hook_.*unavailable' $MMT/info | grep -c -v "$skipped")
+n=$(grep '^hook_.*unavailable' $MMT/info | grep -v "$skipped" | cut -d: -f1 |
+	grep -cvxF "${unavail_before:-^}")
 expect_eq "no hook became unavailable under the toggles" "$n" 0
 echo "$ORIG_ORDER" > $MMT/fault_around_order
 
