@@ -227,6 +227,21 @@ static __always_inline unsigned long mmtune_entry_return_address(struct pt_regs 
 #endif
 }
 
+/*
+ * Argument @n of a probed function, read in a kretprobe's entry handler:
+ * x86_64 and arm64 only, where it is used (usefulness.c); 6.1 s390x and
+ * ppc64le give modules no regs_get_kernel_argument().
+ */
+static __always_inline unsigned long mmtune_entry_arg(struct pt_regs *regs,
+						      unsigned int n)
+{
+#if defined(CONFIG_X86_64) || defined(CONFIG_ARM64)
+	return regs_get_kernel_argument(regs, n);
+#else
+	return 0;
+#endif
+}
+
 #define MMTUNE_HAVE_ENTRY_RETURN_ADDRESS \
 	(IS_ENABLED(CONFIG_X86_64) || IS_ENABLED(CONFIG_ARM64))
 
@@ -263,6 +278,54 @@ static __always_inline void mmtune_pte_mkold(struct vm_area_struct *vma,
 {
 }
 #endif
+
+/*
+ * Old present PTEs in [addr, end) of @mm; page tables only read (the
+ * caller keeps them: usefulness.c's zap hook).  Built where the
+ * measurement is (x86_64, arm64): elsewhere p4d_offset() and pud_offset()
+ * may not be callable from a module (6.12 riscv64).
+ */
+static __always_inline unsigned long
+mmtune_count_old_ptes(struct mm_struct *mm, unsigned long addr, unsigned long end)
+{
+	unsigned long n = 0;
+#if MMTUNE_HAVE_PTE_MKOLD
+	unsigned long next;
+
+	for (; addr < end; addr = next) {
+		pgd_t *pgd = pgd_offset(mm, addr);
+		p4d_t *p4d;
+		pud_t *pud;
+		pmd_t pmd;
+		pte_t *pte;
+
+		next = pgd_addr_end(addr, end);
+		if (pgd_none(READ_ONCE(*pgd)) || pgd_bad(READ_ONCE(*pgd)))
+			continue;
+		p4d = p4d_offset(pgd, addr);
+		next = p4d_addr_end(addr, end);
+		if (p4d_none(READ_ONCE(*p4d)) || p4d_bad(READ_ONCE(*p4d)))
+			continue;
+		pud = pud_offset(p4d, addr);
+		next = pud_addr_end(addr, end);
+		if (pud_none(READ_ONCE(*pud)) || pud_bad(READ_ONCE(*pud)))
+			continue;
+		pmd = READ_ONCE(*pmd_offset(pud, addr));
+		next = pmd_addr_end(addr, end);
+		/* a huge mapping is the faulting folio's, never pre-mapped */
+		if (pmd_none(pmd) || !pmd_present(pmd) || pmd_trans_huge(pmd) ||
+		    pmd_bad(pmd))
+			continue;
+		pte = (pte_t *)pmd_page_vaddr(pmd) + pte_index(addr);
+		for (; addr < next; addr += PAGE_SIZE, pte++) {
+			pte_t v = ptep_get(pte);
+
+			n += pte_present(v) && !pte_young(v);
+		}
+	}
+#endif
+	return n;
+}
 
 /* ---- redirecting a traced function (pfn_valid.c's override) ---- */
 

@@ -367,22 +367,15 @@ static void resolve_zap(struct mmtune_hook *zap)
 	}
 }
 
-/* x86_64 and arm64 only: where the hook can be placed (compat.h) */
 void notrace mmtune_hook_pte_call(struct pt_regs *regs, struct vm_fault **vmf,
 				  unsigned long *addr, unsigned int *nr)
 {
-#if MMTUNE_HAVE_PTE_MKOLD
 	const struct mmtune_set_pte_fn *f = pte_setter;
 
-	*vmf = (struct vm_fault *)regs_get_kernel_argument(regs, 0);
-	*addr = regs_get_kernel_argument(regs, f->addr_arg);
+	*vmf = (struct vm_fault *)mmtune_entry_arg(regs, 0);
+	*addr = mmtune_entry_arg(regs, f->addr_arg);
 	/* an unsigned int: the register's upper half is not ours */
-	*nr = f->nr_arg >= 0 ? (u32)regs_get_kernel_argument(regs, f->nr_arg) : 1;
-#else
-	*vmf = NULL;
-	*addr = 0;
-	*nr = 0;
-#endif
+	*nr = f->nr_arg >= 0 ? (u32)mmtune_entry_arg(regs, f->nr_arg) : 1;
 }
 
 NOKPROBE_SYMBOL(mmtune_hook_pte_call);

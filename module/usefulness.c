@@ -119,53 +119,6 @@ static int notrace mark_return(struct kretprobe_instance *ri,
 NOKPROBE_SYMBOL(mark_return);
 
 /*
- * Old present PTEs in [addr, end) of @mm; page tables only read.  Built
- * where the measurement is (x86_64, arm64): elsewhere p4d_offset() and
- * pud_offset() may not be callable from a module (6.12 riscv64).
- */
-static unsigned long notrace count_old(struct mm_struct *mm,
-				       unsigned long addr, unsigned long end)
-{
-	unsigned long n = 0;
-#if MMTUNE_HAVE_PTE_MKOLD
-	unsigned long next;
-
-	for (; addr < end; addr = next) {
-		pgd_t *pgd = pgd_offset(mm, addr);
-		p4d_t *p4d;
-		pud_t *pud;
-		pmd_t pmd;
-		pte_t *pte;
-
-		next = pgd_addr_end(addr, end);
-		if (pgd_none(READ_ONCE(*pgd)) || pgd_bad(READ_ONCE(*pgd)))
-			continue;
-		p4d = p4d_offset(pgd, addr);
-		next = p4d_addr_end(addr, end);
-		if (p4d_none(READ_ONCE(*p4d)) || p4d_bad(READ_ONCE(*p4d)))
-			continue;
-		pud = pud_offset(p4d, addr);
-		next = pud_addr_end(addr, end);
-		if (pud_none(READ_ONCE(*pud)) || pud_bad(READ_ONCE(*pud)))
-			continue;
-		pmd = READ_ONCE(*pmd_offset(pud, addr));
-		next = pmd_addr_end(addr, end);
-		/* a huge mapping is the faulting folio's, never pre-mapped */
-		if (pmd_none(pmd) || !pmd_present(pmd) || pmd_trans_huge(pmd) ||
-		    pmd_bad(pmd))
-			continue;
-		pte = (pte_t *)pmd_page_vaddr(pmd) + pte_index(addr);
-		for (; addr < next; addr += PAGE_SIZE, pte++) {
-			pte_t v = ptep_get(pte);
-
-			n += pte_present(v) && !pte_young(v);
-		}
-	}
-#endif
-	return n;
-}
-
-/*
  * unmap_page_range(tlb, vma, addr, end, details), or __zap_vma_range with
  * the same arguments: its callers hold the
  * mmap lock or the file's i_mmap lock, so the range's page tables stay;
@@ -182,7 +135,7 @@ static void notrace zap_cb(struct mmtune_hook_call *c)
 	if (!vma || !vma->vm_file || addr >= end ||
 	    (vma->vm_flags & (VM_PFNMAP | VM_MIXEDMAP | VM_IO | VM_HUGETLB)))
 		return;
-	n = count_old(vma->vm_mm, addr, end);
+	n = mmtune_count_old_ptes(vma->vm_mm, addr, end);
 	this_cpu_add(useful_pcpu->untouched, n);
 	this_cpu_inc(useful_pcpu->zaps);
 	if (n)
