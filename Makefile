@@ -15,7 +15,7 @@ DKMS_SRC ?= $(CURDIR)/build/dkms-src/mmtune-$(VERSION)
 DEB_DIR := $(CURDIR)/build/deb
 
 .PHONY: all module tools install install-boot dkms-src deb check check-deb \
-	check-matrix check-debug check-trace check-bench bench bench-wall demo style clean help
+	check-matrix check-debug check-trace check-bench bench bench-real bench-wall demo style clean help
 
 all: module tools
 
@@ -83,6 +83,9 @@ check-bench:
 bench:
 	tests/bench-insn.sh
 
+bench-real:
+	tests/bench-real.sh
+
 bench-wall:
 	tests/bench.sh
 	tests/bench-policy.sh
@@ -97,5 +100,5 @@ clean:
 	if [ -d userspace ]; then $(MAKE) -C userspace clean; fi
 
 help:
-	@echo "targets: all module tools install install-boot dkms-src deb check check-deb check-matrix check-debug check-trace check-bench bench bench-wall demo style clean"
+	@echo "targets: all module tools install install-boot dkms-src deb check check-deb check-matrix check-debug check-trace check-bench bench bench-real bench-wall demo style clean"
 	@echo "vars:    KDIR=$(KDIR) PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) SYSCONFDIR=$(SYSCONFDIR) UNITDIR=$(UNITDIR)"

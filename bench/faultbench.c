@@ -32,15 +32,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 
-/* see bench/plugin/insncount.c; "memory": no access moves across them */
-#if defined(__x86_64__)
-#define MARKER(k) asm volatile(".byte 0x0f, 0x1f, 0x80, " #k ", 0x54, 0x4d, 0x4d" ::: "memory")
-#elif defined(__aarch64__)
-#define MARKER(k) asm volatile("hint #(0x70 + " #k ")" ::: "memory")
-#else
-#define MARKER(k) do { } while (0)
-#define NO_MARKERS
-#endif
+#include "markers.h"
 
 #define SETTLE_US 20000
 

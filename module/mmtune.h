@@ -128,7 +128,7 @@ extern const struct mmtune_feature mmtune_policy_feature;
 int mmtune_policy_sysfs(const char *what, char *buf);
 /* usefulness.c's per-rule counts; preemption off */
 void mmtune_policy_prefaulted(unsigned int n);
-void mmtune_policy_untouched(unsigned long n);
+void mmtune_policy_untouched(struct mm_struct *mm, unsigned long n);
 
 /* usefulness.c: fault-around's pre-mapped pages touched, a user of hooks.h. */
 extern const struct mmtune_feature mmtune_usefulness_feature;

@@ -108,7 +108,8 @@ static const char *const mmt_abi_info[] __maybe_unused = {
 	"hook_zap", "hook_args", "fault_around_callers",
 	"ftrace_enabled_guard",
 	"policy", "policy_rules", "policy_max_rules", "policy_default_order",
-	"policy_kernel_order", "usefulness_enable", "usefulness",
+	"policy_kernel_order", "policy_auto_changes", "policy_auto_lost",
+	"usefulness_enable", "usefulness",
 	"pfn_valid_impls", "pfn_valid_crosscheck", "pfn_valid_crosscheck_sweep",
 	"pfn_valid_override", "sysfs", NULL
 };

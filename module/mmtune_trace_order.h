@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * mmtune: the trace event of the fault-around order (README.md, "Trace
- * events"), instantiated by trace_order.c.  Apart from the fault path's
- * events (mmtune_trace.h, trace.c), whose callbacks use fault_around.c,
- * which emits this one: so neither file uses the other.
+ * mmtune: the trace events of the fault-around order (README.md, "Trace
+ * events"), instantiated by trace_order.c: the kernel's order
+ * (fault_around.c) and an auto rule's (policy.c).  Apart from the fault
+ * path's events (mmtune_trace.h, trace.c), whose callbacks use
+ * fault_around.c, which emits order_change: so neither file uses the
+ * other.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM mmtune
@@ -47,6 +49,31 @@ TRACE_EVENT(order_change,
 				       { MMT_SRC_RESTORE, "policy_restore" },
 				       { MMT_SRC_UNLOAD, "unload_restore" },
 				       { MMT_SRC_KERNEL, "kernel_file" }))
+);
+
+/*
+ * A policy rule with order=auto (@rule: its line, from 1) changed its
+ * order: @useful is the per mille of its pre-mapped pages that its ended
+ * processes touched, over @pages pre-mapped pages since the last
+ * judgement (-1 and 0: a probe of order 1 after a time at order 0).
+ */
+TRACE_EVENT(auto_order,
+	    TP_PROTO(unsigned int rule, unsigned int old_order,
+		     unsigned int new_order, int useful, u64 pages),
+	    TP_ARGS(rule, old_order, new_order, useful, pages),
+	    TP_STRUCT__entry(__field(unsigned int, rule)
+			     __field(unsigned int, old_order)
+			     __field(unsigned int, new_order)
+			     __field(int, useful)
+			     __field(u64, pages)),
+	    TP_fast_assign(__entry->rule = rule;
+			   __entry->old_order = old_order;
+			   __entry->new_order = new_order;
+			   __entry->useful = useful;
+			   __entry->pages = pages;),
+	    TP_printk("rule=%u old=%u new=%u useful_permille=%d pages=%llu",
+		      __entry->rule, __entry->old_order, __entry->new_order,
+		      __entry->useful, __entry->pages)
 );
 
 #endif /* MMTUNE_TRACE_ORDER_H */

@@ -101,6 +101,8 @@
 #include "mmtune_abi.h"
 #include "compat.h"
 #include "hooks.h"
+#include "auto.h"
+#include "mmtune_trace_order.h"
 
 #define POLICY_MAX_RULES	32
 #define POLICY_WRITE_MAX	16384	/* 32 rules with 255-byte cgroup paths */
@@ -118,7 +120,9 @@ enum rule_kind {
 
 struct policy_rule {
 	enum rule_kind kind;
-	unsigned int order;
+	unsigned int order;		/* unless is_auto */
+	bool is_auto;			/* order=auto: au.order, auto.c's */
+	struct mmtune_auto au;
 	union {
 		u64 comm[COMM_WORDS];	/* zero-padded, like task->comm */
 		struct pid *pid;	/* a reference */
@@ -132,11 +136,15 @@ struct policy_ctr {
 	u64 pages;
 	u64 prefaulted;		/* usefulness.c's, see mmtune_policy_prefaulted */
 	u64 untouched;
+	u64 auto_p;		/* auto.c's: pre-mapped by ended processes */
+	u64 auto_u;		/* and left untouched by them */
 };
 
 struct policy_set {
 	unsigned int nr;
 	unsigned int max_order;		/* largest order of a rule */
+	unsigned int nr_auto;		/* rules with order=auto */
+	unsigned long gen;		/* auto.c's key for this set */
 	struct policy_ctr __percpu *ctr; /* [0, nr): rules, [nr]: no match */
 	struct policy_rule rule[];
 };
@@ -147,6 +155,8 @@ static bool policy_ready, policy_exiting;
 static bool policy_loading = true;	/* before init: parameters wait */
 static char *policy_pending;		/* policy= given at load */
 static char policy_reason[96] = "off: not initialised";
+static unsigned long policy_gen;	/* under policy_lock */
+static u64 auto_changes;		/* every auto rule's, since load */
 
 static void policy_poll(struct work_struct *work);
 static DECLARE_DELAYED_WORK(poll_work, policy_poll);
@@ -173,6 +183,11 @@ static __always_inline struct policy_slot *slot_of_current(void)
 }
 
 /* ---- the fault path ---- */
+
+static __always_inline unsigned int rule_order(const struct policy_rule *r)
+{
+	return r->is_auto ? READ_ONCE(r->au.order) : r->order;
+}
 
 /* Index of the first rule matching the current task, or set->nr. */
 static __always_inline unsigned int match(const struct policy_set *set)
@@ -230,7 +245,8 @@ static void notrace policy_fault_around(struct mmtune_hook_call *c)
 	if (!set || !vmf)
 		return;
 	idx = match(set);
-	order = idx < set->nr ? set->rule[idx].order : READ_ONCE(mmtune_fa_base);
+	order = idx < set->nr ? rule_order(&set->rule[idx]) :
+		READ_ONCE(mmtune_fa_base);
 	this_cpu_inc(set->ctr[idx].hits);
 	WRITE_ONCE(slot_of_current()->v, (unsigned long)current | idx);
 	c->narrowed = true;
@@ -288,14 +304,30 @@ void notrace mmtune_policy_prefaulted(unsigned int n)
 	if (!set || (v & ~SLOT_TAG) != (unsigned long)current || idx > set->nr)
 		return;
 	this_cpu_add(set->ctr[idx].prefaulted, n);
+	if (idx < set->nr && set->rule[idx].is_auto)
+		mmtune_auto_mapped(set->gen, idx, n);
 }
 
-void notrace mmtune_policy_untouched(unsigned long n)
+/*
+ * @n untouched pages in a zap of @mm (also 0: an auto rule learns at its
+ * processes' exit, see auto.c).
+ */
+void notrace mmtune_policy_untouched(struct mm_struct *mm, unsigned long n)
 {
 	struct policy_set *set = rcu_dereference_sched(policy);
+	unsigned int idx;
+	u64 p, u;
 
-	if (set)
+	if (!set)
+		return;
+	if (n)
 		this_cpu_add(set->ctr[match(set)].untouched, n);
+	if (set->nr_auto &&
+	    mmtune_auto_unmapped(mm, n, set->gen, &idx, &p, &u) &&
+	    idx < set->nr) {
+		this_cpu_add(set->ctr[idx].auto_p, p);
+		this_cpu_add(set->ctr[idx].auto_u, u);
+	}
 }
 
 /*
@@ -378,6 +410,8 @@ static void ctr_sum(const struct policy_set *set, unsigned int idx,
 		sum->pages += READ_ONCE(c->pages);
 		sum->prefaulted += READ_ONCE(c->prefaulted);
 		sum->untouched += READ_ONCE(c->untouched);
+		sum->auto_p += READ_ONCE(c->auto_p);
+		sum->auto_u += READ_ONCE(c->auto_u);
 	}
 }
 
@@ -518,8 +552,9 @@ static int parse_rule(char *text, struct policy_rule *r, unsigned int line,
 		if (!strcmp(tok, "order")) {
 			if (have_order)
 				return reject(line, "order given twice");
-			if (mmtune_parse_order(val, &r->order))
-				return reject(line, "order '%s': want 0..%u or 'default'",
+			r->is_auto = !strcmp(val, "auto");
+			if (!r->is_auto && mmtune_parse_order(val, &r->order))
+				return reject(line, "order '%s': want 0..%u, 'default' or 'auto'",
 					      val, mmtune_max_order());
 			have_order = true;
 			continue;
@@ -553,6 +588,7 @@ static int parse_rule(char *text, struct policy_rule *r, unsigned int line,
 static int parse_set(char *buf, struct policy_set *set,
 		     const struct policy_set *cur, bool *clear)
 {
+	struct policy_rule *r;
 	unsigned int line = 0;
 	char *text, *hash;
 	int ret;
@@ -572,10 +608,14 @@ static int parse_set(char *buf, struct policy_set *set,
 		}
 		if (set->nr == POLICY_MAX_RULES)
 			return reject(line, "more than %d rules", POLICY_MAX_RULES);
-		ret = parse_rule(text, &set->rule[set->nr++], line, cur);
+		r = &set->rule[set->nr++];
+		ret = parse_rule(text, r, line, cur);
 		if (ret)
 			return ret;
-		set->max_order = max(set->max_order, set->rule[set->nr - 1].order);
+		if (r->is_auto)
+			set->nr_auto++;
+		set->max_order = max(set->max_order, r->is_auto ?
+				     mmtune_max_order() : r->order);
 	}
 	if (*clear && set->nr)
 		return reject(line, "'clear' must be alone");
@@ -585,6 +625,60 @@ static int parse_set(char *buf, struct policy_set *set,
 }
 
 /* ---- installing ---- */
+
+/* The auto rule of @cur with @r's match, or NULL. */
+static const struct policy_rule *auto_before(const struct policy_set *cur,
+					     const struct policy_rule *r)
+{
+	const struct policy_rule *c;
+	unsigned int i;
+
+	for (i = 0; cur && i < cur->nr; i++) {
+		c = &cur->rule[i];
+		if (!c->is_auto || c->kind != r->kind)
+			continue;
+		if ((r->kind == RULE_COMM && !memcmp(c->comm, r->comm, sizeof(r->comm))) ||
+		    (r->kind == RULE_PID && c->pid == r->pid) ||
+		    (r->kind == RULE_CGROUP && c->cgrp == r->cgrp))
+			return c;
+	}
+	return NULL;
+}
+
+/*
+ * A new set's auto rules: one that the current set @cur has too (the
+ * same match, also order=auto) keeps its order and its counts of changes
+ * (a write that adds or drops another rule forgets nothing); the others
+ * start at the default order (what the task had without a rule).  The
+ * set gets its generation: auto.c's per-process counts of an older set
+ * never count for this one, so a kept rule judges only what ends from
+ * now on.
+ */
+static int auto_start(struct policy_set *set, const struct policy_set *cur)
+{
+	const struct policy_rule *prev;
+	struct policy_rule *r;
+	unsigned int i, base;
+	int ret;
+
+	ret = mmtune_fa_get_order(&base);
+	if (ret)
+		return ret;
+	for (i = 0; i < set->nr; i++) {
+		r = &set->rule[i];
+		if (!r->is_auto)
+			continue;
+		prev = auto_before(cur, r);
+		mmtune_auto_start(&r->au, prev ? prev->au.order :
+				  min(base, mmtune_max_order()));
+		if (prev) {
+			r->au.raised = prev->au.raised;
+			r->au.lowered = prev->au.lowered;
+		}
+	}
+	set->gen = ++policy_gen;
+	return 0;
+}
 
 /*
  * The kernel's size and the base order (what faults without a rule get)
@@ -622,6 +716,7 @@ static int install_locked(struct policy_set *set)
 		if (ret)
 			return ret;
 		memset(slots, 0, sizeof(slots));
+		mmtune_auto_forget();
 	}
 
 	/* narrowing first, then the kernel's size: never a wider window */
@@ -644,11 +739,38 @@ static int install_locked(struct policy_set *set)
 	return 0;
 }
 
+/* Each auto rule's judgement (auto.c), at every poll. */
+static void auto_judge_locked(struct policy_set *set)
+{
+	struct policy_rule *r;
+	struct policy_ctr c;
+	unsigned int i, old;
+
+	for (i = 0; set->nr_auto && i < set->nr; i++) {
+		r = &set->rule[i];
+		if (!r->is_auto)
+			continue;
+		ctr_sum(set, i, &c);
+		old = r->au.order;
+		if (!mmtune_auto_judge(&r->au, c.auto_p, c.auto_u,
+				       mmtune_max_order()))
+			continue;
+		auto_changes++;
+		trace_auto_order(i + 1, old, r->au.order, r->au.useful,
+				 r->au.judged);
+	}
+}
+
 static void policy_poll(struct work_struct *work)
 {
+	struct policy_set *set;
+
 	mutex_lock(&policy_lock);
-	if (rcu_access_pointer(policy))
+	set = rcu_dereference_protected(policy, lockdep_is_held(&policy_lock));
+	if (set) {
 		mmtune_fa_sync();
+		auto_judge_locked(set);
+	}
 	if (rcu_access_pointer(policy) && !policy_exiting)
 		queue_delayed_work(system_power_efficient_wq, &poll_work,
 				   POLICY_POLL);
@@ -673,7 +795,10 @@ static void show_rule_text(struct seq_file *m, const struct policy_rule *r)
 	default:
 		break;
 	}
-	seq_printf(m, " order=%u", r->order);
+	if (r->is_auto)
+		seq_puts(m, " order=auto");
+	else
+		seq_printf(m, " order=%u", r->order);
 }
 
 static void show_rule(struct seq_file *m, const struct policy_rule *r)
@@ -681,6 +806,22 @@ static void show_rule(struct seq_file *m, const struct policy_rule *r)
 	show_rule_text(m, r);
 	seq_printf(m, " #%s", r->kind == RULE_PID && pid_exited(r->pid) ?
 		   " exited" : "");
+}
+
+/*
+ * An auto rule's order in force, its changes, the pages its ended
+ * processes pre-mapped (what it learned from) and the last judgement's
+ * useful share.
+ */
+static void show_auto(struct seq_file *m, const struct mmtune_auto *a,
+		      const struct policy_ctr *c)
+{
+	seq_printf(m, " auto_order=%u raised=%llu lowered=%llu learned=%llu useful=",
+		   a->order, a->raised, a->lowered, c->auto_p);
+	if (a->useful < 0)
+		seq_putc(m, '-');
+	else
+		seq_printf(m, "%d.%d%%", a->useful / 10, a->useful % 10);
 }
 
 static void show_ctr(struct seq_file *m, const struct policy_set *set,
@@ -699,6 +840,8 @@ static void show_ctr(struct seq_file *m, const struct policy_set *set,
 	if (c.prefaulted || c.untouched)
 		seq_printf(m, " prefaulted=%llu untouched=%llu", c.prefaulted,
 			   c.untouched);
+	if (idx < set->nr && set->rule[idx].is_auto)
+		show_auto(m, &set->rule[idx].au, &c);
 	seq_putc(m, '\n');
 }
 
@@ -755,6 +898,8 @@ static int policy_apply_locked(char *buf)
 	/* parsed under the lock: a pid= rule may name one of the current set */
 	cur = rcu_dereference_protected(policy, lockdep_is_held(&policy_lock));
 	ret = parse_set(buf, set, cur, &clear);
+	if (!ret && !clear)
+		ret = auto_start(set, cur);
 	if (!ret && !clear) {
 		set->ctr = __alloc_percpu(sizeof(struct policy_ctr) * (set->nr + 1),
 					  __alignof__(struct policy_ctr));
@@ -1053,6 +1198,8 @@ static void policy_info(struct seq_file *m)
 		seq_printf(m, "policy_default_order: %u\n", base);
 		seq_printf(m, "policy_kernel_order: %u\n", live);
 	}
+	seq_printf(m, "policy_auto_changes: %llu\n", auto_changes);
+	seq_printf(m, "policy_auto_lost: %llu\n", mmtune_auto_lost());
 	mutex_unlock(&policy_lock);
 }
 

@@ -138,8 +138,7 @@ static void notrace zap_cb(struct mmtune_hook_call *c)
 	n = mmtune_count_old_ptes(vma->vm_mm, addr, end);
 	this_cpu_add(useful_pcpu->untouched, n);
 	this_cpu_inc(useful_pcpu->zaps);
-	if (n)
-		mmtune_policy_untouched(n);
+	mmtune_policy_untouched(vma->vm_mm, n);	/* also 0: see auto.c */
 }
 
 static struct mmtune_hook_user useful_user = {

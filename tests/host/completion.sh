@@ -48,10 +48,14 @@ completion_host() {
 	c=$(comp mmtunectl policy set pid=12 o)
 	expect_line "completion: policy set pid=12 o: order=" "mmtunectl policy set pid=12 order="
 	c=$(comp mmtunectl policy add comm=foo order=)
-	[ "$c" = "default $orders" ] && ok "completion: policy order= offers the orders of info (0..$max)" || fail "completion: policy order=: '$c'"
+	[ "$c" = "default auto $orders" ] && ok "completion: policy order= offers default, auto and the orders of info (0..$max)" || fail "completion: policy order=: '$c'"
 	expect_line "completion: policy order=: the line unchanged" "mmtunectl policy add comm=foo order="
 	c=$(comp mmtunectl policy add comm=foo order=de)
 	expect_line "completion: policy order=de: order=default, once" "mmtunectl policy add comm=foo order=default "
+	c=$(comp mmtunectl policy set comm=foo order=a)
+	expect_line "completion: policy order=a: order=auto, once" "mmtunectl policy set comm=foo order=auto "
+	c=$(comp mmtunectl policy set comm=foo order=auto "")
+	[ "$c" = "comm= pid= cgroup=" ] && ok "completion: policy set: a next rule after order=auto" || fail "completion: policy set after an auto rule: '$c'"
 	c=$(comp mmtunectl policy set comm=foo order=$max "")
 	[ "$c" = "comm= pid= cgroup=" ] && ok "completion: policy set: a next rule after order=$max" || fail "completion: policy set after a rule: '$c'"
 	c=$(comp mmtunectl policy del "")

@@ -552,6 +552,84 @@ suite_policy() {
 	t_file "run bad usage: policy untouched" "$pol" "$before"
 }
 
+# order=auto rules (module/policy.c): the line the module prints for one
+# (fixtures/policy-auto.txt), shown as text that loads back and as JSON;
+# set, add and load take order=auto, with a note while usefulness_enable
+# is 0
+suite_policy_auto() {
+	local pol want
+	fresh
+	pol=$T/policy
+	want=$(printf 'comm=keep order=3\ncomm=cc1 order=auto\npid=1 order=auto')
+	cp "$FIX/policy-auto.txt" "$pol"
+	t_rc "policy auto: show" 0 "$CTL" policy show
+	t_grep "policy auto: show: the auto fields after the counters" out \
+		'^comm=cc1 +order=auto +# +1200 +9600 auto_order=5 raised=2 lowered=1 useful=87\.5% learned=8400$'
+	t_grep "policy auto: show: no judgement yet is useful=-" out \
+		'^pid=1 +order=auto +# +0 +- auto_order=4 raised=0 lowered=0 useful=- learned=0$'
+	t_grep "policy auto: show: other rules as before" out '^comm=keep +order=3 +# +1 +-$'
+	cp "$W/out" "$W/show-auto.pol"
+	t_rc "policy auto: show output loads back" 0 "$CTL" policy load "$W/show-auto.pol"
+	t_file "policy auto: show output: the same rules" "$pol" "$want"
+	[ -s "$W/err" ] && fail "policy auto: load without usefulness_enable: says something: $(errline)" ||
+		ok "policy auto: load without usefulness_enable: quiet"
+	cp "$FIX/policy-auto.txt" "$pol"
+	t_rc "policy auto: the module's file loads" 0 "$CTL" policy load "$FIX/policy-auto.txt"
+	t_file "policy auto: the module's file: the same rules as show's" "$pol" "$want"
+	cp "$FIX/policy-auto.txt" "$pol"
+	run "$CTL" policy show --json
+	t_json "policy auto: --json: order \"auto\" and the auto object" \
+		'd["rules"][1]["order"] == "auto" and d["rules"][1]["auto"] == {"order": 5, "raised": 2, "lowered": 1, "learned": 8400, "useful_pct": 87.5} and d["rules"][1]["hits"] == 1200 and d["rules"][1]["pages"] == 9600'
+	t_json "policy auto: --json: useful_pct null before a judgement" \
+		'd["rules"][2]["auto"] == {"order": 4, "raised": 0, "lowered": 0, "learned": 0, "useful_pct": None} and d["rules"][2]["pages"] is None'
+	t_json "policy auto: --json: other rules unchanged" \
+		'd["rules"][0] == {"match": "comm", "value": "keep", "order": 3, "hits": 1, "pages": None, "exited": False}'
+	printf '# rules 1/32\n# kernel order=9\n# default order=4 hits=5 pages=-\npid=1 order=auto # exited hits=7 pages=- auto_order=0 raised=0 lowered=4 learned=4096 useful=100.0%%\n' >"$pol"
+	run "$CTL" policy show --json
+	t_json "policy auto: --json: an exited pid rule" \
+		'd["rules"][0]["exited"] is True and d["rules"][0]["hits"] == 7 and d["rules"][0]["auto"] == {"order": 0, "raised": 0, "lowered": 4, "learned": 4096, "useful_pct": 100.0}'
+	run "$CTL" policy show
+	t_grep "policy auto: show: exited last" out '^pid=1 +order=auto +# +7 +- auto_order=0 raised=0 lowered=4 useful=100\.0% learned=4096 exited$'
+
+	# set, add: the note while usefulness_enable is 0, not when it is 1
+	cp "$FIX/policy-auto.txt" "$pol"
+	echo 0 >"$T/usefulness_enable"
+	t_rc "policy auto: set 'comm=x order=auto'" 0 "$CTL" policy set 'comm=x order=auto'
+	t_file "policy auto: set: written" "$pol" "comm=x order=auto"
+	t_grep "policy auto: set with usefulness_enable 0: the note" err \
+		'^mmtunectl: note: order=auto learns only while usefulness_enable is 1 .*set usefulness_enable 1'
+	[ "$(wc -l <"$W/err")" = 1 ] && ok "policy auto: set: one note line" || fail "policy auto: set: $(wc -l <"$W/err") lines on stderr"
+	cp "$FIX/policy-auto.txt" "$pol"
+	t_rc "policy auto: add comm=y order=auto" 0 "$CTL" policy add comm=y order=auto
+	t_file "policy auto: add: after those there" "$pol" "$want$(printf '\ncomm=y order=auto')"
+	t_grep "policy auto: add with usefulness_enable 0: the note" err 'usefulness_enable is 1'
+	cp "$FIX/policy-auto.txt" "$pol"
+	t_rc "policy auto: set a fixed order" 0 "$CTL" policy set comm=x order=2
+	[ -s "$W/err" ] && fail "policy auto: set without auto: a note: $(errline)" || ok "policy auto: set without auto: no note"
+	echo 1 >"$T/usefulness_enable"
+	cp "$FIX/policy-auto.txt" "$pol"
+	t_rc "policy auto: set with usefulness_enable 1" 0 "$CTL" policy set comm=x order=auto
+	[ -s "$W/err" ] && fail "policy auto: usefulness_enable 1: a note: $(errline)" || ok "policy auto: usefulness_enable 1: no note"
+
+	# refusals: exit 2, nothing written
+	cp "$FIX/policy-auto.txt" "$pol"
+	for v in autox AUTO auto1 auto=1; do
+		t_rc "policy auto: set comm=x order='$v'" 2 "$CTL" policy set "comm=x" "order=$v"
+	done
+	run "$CTL" policy set comm=x order=autox
+	t_grep "policy auto: a bad order names auto" err "order 'autox': want 0\.\.9, 'default' or 'auto'"
+	printf 'comm=a order=auto\ncomm=b order=autox\n' >"$W/bad-auto.pol"
+	run "$CTL" policy load "$W/bad-auto.pol"
+	[ "$RC" = 2 ] && grep -q "line 2" "$W/err" && ok "policy auto: load: order=autox refused, line named" ||
+		fail "policy auto: load order=autox: exit $RC: $(errline)"
+	t_file "policy auto: refusals: nothing written" "$pol" "$(cat "$FIX/policy-auto.txt")"
+
+	# save keeps order=auto (what it learned is not kept)
+	run "$CTL" save --stdout
+	t_grep "policy auto: save --stdout: the rule as order=auto" out '^comm=cc1 order=auto$'
+	rm -f "$T/usefulness_enable"
+}
+
 suite_perm() {
 	if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null; then
 		skip "unprivileged: needs root and setpriv"
@@ -652,6 +730,7 @@ run_suites() {
 	suite_module
 	suite_kernel
 	suite_policy
+	suite_policy_auto
 	suite_perm
 	suite_plane
 }

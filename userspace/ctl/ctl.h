@@ -115,11 +115,17 @@ int word_ok(const char *v);
 #define MATCH_LEN	300
 #define LOAD_MAX	65536	/* policy load: larger files are refused, not cut */
 
+/* An order=auto rule's line also has auto_order= raised= lowered= learned= */
+enum { PA_ORDER, PA_RAISED, PA_LOWERED, PA_LEARNED, PA_NR };
+
 struct prule {
 	char match[MATCH_LEN];	/* comm=NAME, pid=TGID or cgroup=PATH */
-	char order[16];		/* as written: N or default */
+	char order[16];		/* as written: N, default or auto */
 	unsigned long long hits, pages;
 	int has_hits, has_pages, exited;
+	unsigned long long au[PA_NR];	/* order=auto: the PA_* fields */
+	int au_seen;		/* bit PA_*: that field was shown */
+	int useful;		/* useful=: per mille, -1 for '-' or not shown */
 };
 
 struct pstate {
@@ -131,6 +137,7 @@ struct pstate {
 int read_policy(struct pstate *ps);
 int check_match(const char *verb, const char *m, char *out, size_t len);
 int write_rules(const struct prule *r, int n);
+int rule_is_auto(const struct prule *r);
 
 /* run.c: COMMAND in a cgroup of its own under a cgroup= rule (tune, run) */
 struct tune_ctx {

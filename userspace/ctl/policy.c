@@ -4,6 +4,7 @@
  * (<debugfs>/mmtune/policy), and the rule helpers tune, run and save use.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -25,11 +26,53 @@ const struct option policy_opts[] = {
  * The module's policy file (module/policy.c): "# rules N/MAX",
  * "# kernel order=K", "# default order=D[ hits=H pages=P]", then a line
  * per rule: "MATCH order=N #[ exited] hits=H pages=P" ("pages=-" while
- * the module does not count pages: stats off).  Everything after '#' is ignored when
- * the text is written back.
+ * the module does not count pages: stats off).  An order=auto rule's line
+ * goes on with "auto_order=K raised=R lowered=L learned=N useful=U" (U
+ * "-" or like "87.5%").  Everything after '#' is ignored when the text is
+ * written back.
  */
 
-/* "hits=H pages=P" (either may be missing or "-") into r. */
+static const char *const auto_keys[PA_NR] = {
+	[PA_ORDER] = "auto_order=", [PA_RAISED] = "raised=",
+	[PA_LOWERED] = "lowered=", [PA_LEARNED] = "learned=",
+};
+
+int rule_is_auto(const struct prule *r)
+{
+	return !strcmp(r->order, "auto");
+}
+
+/* "87.5%" (the module's per mille, one decimal) into *pm: 0, else -1. */
+static int parse_pct(const char *s, int *pm)
+{
+	size_t n = strspn(s, "0123456789");
+	long v;
+
+	if (!n || n > 3 || s[n] != '.' || !isdigit((unsigned char)s[n + 1]) || strcmp(s + n + 2, "%"))
+		return -1;
+	v = strtol(s, NULL, 10) * 10 + (s[n + 1] - '0');
+	if (v > 1000)
+		return -1;
+	*pm = (int)v;
+	return 0;
+}
+
+/* An order=auto field into r; other words (prefaulted=, ...) are skipped. */
+static void parse_auto_ctr(const char *tok, struct prule *r)
+{
+	size_t l;
+	int i;
+
+	if (!strncmp(tok, "useful=", 7) && parse_pct(tok + 7, &r->useful))
+		r->useful = -1;
+	for (i = 0; i < PA_NR; i++) {
+		l = strlen(auto_keys[i]);
+		if (!strncmp(tok, auto_keys[i], l) && !mmt_parse_u64(tok + l, &r->au[i]))
+			r->au_seen |= 1 << i;
+	}
+}
+
+/* "hits=H pages=P" (either may be missing or "-") and auto's fields into r. */
 static void parse_ctrs(char *s, struct prule *r)
 {
 	char *tok, *save = NULL;
@@ -41,6 +84,8 @@ static void parse_ctrs(char *s, struct prule *r)
 			r->has_pages = 1;
 		else if (!strcmp(tok, "exited"))
 			r->exited = 1;
+		else
+			parse_auto_ctr(tok, r);
 	}
 }
 
@@ -52,6 +97,7 @@ static int parse_policy(char *text, struct pstate *ps)
 
 	memset(ps, 0, sizeof(*ps));
 	ps->kernel_order = ps->default_order = -1;
+	ps->def.useful = -1;
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *hash, *tok, *s2 = NULL;
 		struct prule *r;
@@ -84,6 +130,7 @@ static int parse_policy(char *text, struct pstate *ps)
 			return -1;
 		r = &ps->r[ps->nr];
 		memset(r, 0, sizeof(*r));
+		r->useful = -1;
 		hash = strchr(line, '#');
 		if (hash)
 			*hash++ = '\0';
@@ -184,7 +231,8 @@ int check_match(const char *verb, const char *m, char *out, size_t len)
 /*
  * Rules from the command line: words (split at blanks, so one quoted
  * argument per rule works as well as separate words); a comm=, pid= or
- * cgroup= word starts a rule, order=N belongs to the rule before it.
+ * cgroup= word starts a rule, order=N (or default, or auto) belongs to
+ * the rule before it.
  * Returns the number of rules, or -(exit code).
  */
 static int rules_from_args(const char *verb, int argc, char **argv, struct prule *out, int max)
@@ -206,8 +254,9 @@ static int rules_from_args(const char *verb, int argc, char **argv, struct prule
 
 				if (!n || out[n - 1].order[0])
 					rc = usage_err(verb, "'%.40s' without a comm=, pid= or cgroup= before it", tok);
-				else if (strcmp(o, "default") && mmt_parse_long(o, 0, maxo, &v))
-					rc = usage_err(verb, "order '%.40s': want 0..%d or 'default'", o, maxo);
+				else if (strcmp(o, "default") && strcmp(o, "auto") &&
+					 mmt_parse_long(o, 0, maxo, &v))
+					rc = usage_err(verb, "order '%.40s': want 0..%d, 'default' or 'auto'", o, maxo);
 				else
 					snprintf(out[n - 1].order, sizeof(out[n - 1].order), "%s", o);
 			} else if (!strchr(tok, '=')) {
@@ -379,18 +428,71 @@ static void show_ctrs(struct out *o, const struct prule *r)
 	out_uint(o, "pages", NULL, r->pages, r->has_pages);
 }
 
-/* A rule: "MATCH order=N # hits pages[ exited]", or a JSON object. */
+/* useful= as the module prints it ("87.5%"), "-" before any judgement. */
+static const char *pct_text(char *buf, size_t len, int pm, const char *unit)
+{
+	if (pm < 0)
+		return "-";
+	snprintf(buf, len, "%d.%d%s", pm / 10, pm % 10, unit);
+	return buf;
+}
+
+/*
+ * An auto rule's fields after its counters (nothing for other rules):
+ * the order in force, its changes, the last judgement and what it saw.
+ */
+static void auto_text(char *buf, size_t len, const struct prule *r)
+{
+	char v[PA_NR][32], u[16];
+	const char *t[PA_NR];
+	int i;
+
+	buf[0] = '\0';
+	if (!rule_is_auto(r))
+		return;
+	for (i = 0; i < PA_NR; i++)
+		t[i] = ctr_text(v[i], sizeof(v[i]), r->au_seen & 1 << i, r->au[i]);
+	snprintf(buf, len, " auto_order=%s raised=%s lowered=%s useful=%s learned=%s",
+		 t[PA_ORDER], t[PA_RAISED], t[PA_LOWERED],
+		 pct_text(u, sizeof(u), r->useful, "%"), t[PA_LEARNED]);
+}
+
+/* JSON: "auto": {order, raised, lowered, learned, useful_pct}; null: not shown. */
+static void show_auto(struct out *o, const struct prule *r)
+{
+	static const char *const key[PA_NR] = {
+		[PA_ORDER] = "order", [PA_RAISED] = "raised",
+		[PA_LOWERED] = "lowered", [PA_LEARNED] = "learned",
+	};
+	char pct[16];
+	int i;
+
+	if (!out_json(o) || !rule_is_auto(r))
+		return;
+	out_obj(o, "auto");
+	for (i = 0; i < PA_NR; i++)
+		out_uint(o, key[i], NULL, r->au[i], r->au_seen & 1 << i);
+	jsonw_name(&o->jw, "useful_pct");
+	if (r->useful < 0)
+		jsonw_null(&o->jw);
+	else	/* the module's one decimal as it is: no binary rounding */
+		jsonw_number_raw(&o->jw, pct_text(pct, sizeof(pct), r->useful, ""));
+	out_obj_end(o);
+}
+
+/* A rule: "MATCH order=N # hits pages[ auto...][ exited]", or a JSON object. */
 static void show_rule(struct out *o, const struct prule *r, int w)
 {
 	const char *eq = strchr(r->match, '=');
-	char kind[16], o_eq[32], h[32], p[32];
+	char kind[16], o_eq[32], h[32], p[32], au[160];
 	long v;
 
 	snprintf(kind, sizeof(kind), "%.*s", (int)(eq - r->match), r->match);
 	snprintf(o_eq, sizeof(o_eq), "order=%s", r->order);
-	out_text(o, "%-*s %-13s # %10s %12s%s\n", w, r->match, o_eq,
+	auto_text(au, sizeof(au), r);
+	out_text(o, "%-*s %-13s # %10s %12s%s%s\n", w, r->match, o_eq,
 		 ctr_text(h, sizeof(h), r->has_hits, r->hits),
-		 ctr_text(p, sizeof(p), r->has_pages, r->pages), r->exited ? " exited" : "");
+		 ctr_text(p, sizeof(p), r->has_pages, r->pages), au, r->exited ? " exited" : "");
 	out_obj(o, NULL);
 	out_str(o, "match", NULL, kind, NULL);
 	out_str(o, "value", NULL, eq + 1, NULL);
@@ -400,6 +502,7 @@ static void show_rule(struct out *o, const struct prule *r, int w)
 		out_int(o, "order", NULL, v, 1);
 	show_ctrs(o, r);
 	out_bool(o, "exited", r->exited);
+	show_auto(o, r);
 	out_obj_end(o);
 }
 
@@ -495,6 +598,42 @@ static int policy_args(const char *sub, int nargs, int json)
 	return 0;
 }
 
+/*
+ * An auto rule learns only from the usefulness measurement: a note when
+ * the user's rules hold one and the measurement is off (the write stands,
+ * the rule keeps the default order until it is turned on).
+ */
+static void auto_note(const struct prule *r, int n)
+{
+	char v[32];
+	int i;
+
+	for (i = 0; i < n && !rule_is_auto(&r[i]); i++)
+		;
+	if (i == n)
+		return;
+	param_value("usefulness_enable", v, sizeof(v));
+	if (!strcmp(v, "0"))
+		fprintf(stderr, PROG ": note: order=auto learns only while usefulness_enable is 1 (it is 0): "
+			"run '" PROG " set usefulness_enable 1'\n");
+}
+
+/* set, add, load: the user's rules nr[0..n) written (add: after those there). */
+static int policy_write(const char *sub, struct pstate *ps, struct prule *nr, int n)
+{
+	int rc;
+
+	if (!strcmp(sub, "add"))
+		rc = policy_add(ps, nr, n);
+	else if (!strcmp(sub, "load") && n > ps->max_rules)	/* checked and read before */
+		rc = usage_err("policy", "load: %d rules, the module takes at most %d", n, ps->max_rules);
+	else
+		rc = write_rules(nr, n);
+	if (!rc)
+		auto_note(nr, n);
+	return rc;
+}
+
 /* What the subcommand does once the rules are read (ps) and checked (nr). */
 static int policy_apply(const char *sub, struct pstate *ps, struct prule *nr, int n,
 			int json, int nargs, char **args)
@@ -505,16 +644,9 @@ static int policy_apply(const char *sub, struct pstate *ps, struct prule *nr, in
 	}
 	if (!strcmp(sub, "clear"))
 		return write_rules(NULL, 0);
-	if (!strcmp(sub, "set"))
-		return write_rules(nr, n);
-	if (!strcmp(sub, "add"))
-		return policy_add(ps, nr, n);
 	if (!strcmp(sub, "del"))
 		return policy_del(ps, nr + PRULES_MAX, nargs - 1, args + 1);
-	/* load: checked and read before anything is asked */
-	if (n > ps->max_rules)
-		return usage_err("policy", "load: %d rules, the module takes at most %d", n, ps->max_rules);
-	return write_rules(nr, n);
+	return policy_write(sub, ps, nr, n);
 }
 
 int do_policy(int argc, char **argv)

@@ -133,6 +133,14 @@ static void command_comm(const char *cmd, char *out, size_t len)
 	snprintf(out, len < 16 ? len : 16, "%s", b ? b + 1 : cmd);
 }
 
+/* An order=auto rule's order in force: what it has learned so far. */
+static int auto_order(const struct prule *r, int maxo, int defo)
+{
+	if (!(r->au_seen & 1 << PA_ORDER) || r->au[PA_ORDER] > (unsigned long long)maxo)
+		return defo;
+	return (int)r->au[PA_ORDER];
+}
+
 /*
  * The order COMMAND gets today: that of the first rule that would match
  * it (comm, or a cgroup holding us, hence the child), else the default.
@@ -167,6 +175,8 @@ static int current_order(const struct pstate *ps, const char *comm, int maxo, in
 
 			if (!strcmp(r->order, "default"))
 				return defo;
+			if (rule_is_auto(r))
+				return auto_order(r, maxo, defo);
 			return mmt_parse_long(r->order, 0, maxo, &v) ? ps->default_order : (int)v;
 		}
 	}

@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmtune: the adaptive order of a policy rule with order=auto.
+ *
+ * What it learns from.  usefulness.c counts, per fault-around call, the
+ * pages pre-mapped ahead of a process, and at each unmap the pre-mapped
+ * pages still untouched.  The two counts only make a ratio over the same
+ * pages: a process that pre-mapped 10,000 pages and has unmapped none yet
+ * has not said how many it will touch.  So the counts are kept per
+ * process (its mm) until the process ends: at exit_mmap, when the mm has
+ * no users left, every page it still maps is judged, and its pre-mapped
+ * and untouched totals go to its rule together.  A rule learns from the
+ * processes of its own that ended (across runs of a program: what a
+ * policy rule for a command is about); a process that never ends teaches
+ * its rule nothing and keeps the order it started with.
+ *
+ * The per-process counts live in a table hashed by mm, a slot per
+ * process; a process that takes over a slot still in use by a live
+ * process drops that process's counts (counted: mmtune_auto_lost()).
+ *
+ * The judgement, at policy.c's poll (every second), once the rule's ended
+ * processes pre-mapped AUTO_MIN_PAGES since the last one: useful =
+ * (pre-mapped - untouched) / pre-mapped.  At or above AUTO_RAISE the
+ * order goes up one, below AUTO_LOWER down one, in between it stays: the
+ * gap is the hysteresis (a stride-2 reader, 43-50 % useful at every
+ * order, holds still).  At order 0 nothing is pre-mapped, so nothing
+ * could ever say "raise": after AUTO_PROBE polls there without data the
+ * rule tries order 1 again, and falls back if that is judged useless.
+ */
+#include <linux/atomic.h>
+#include <linux/cache.h>
+#include <linux/hash.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
+#include <linux/sched.h>
+#include <linux/sched/mm.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+
+#include "auto.h"
+
+#define AUTO_MIN_PAGES	256	/* pre-mapped pages a judgement needs */
+#define AUTO_RAISE	750	/* per mille useful: raise at or above */
+#define AUTO_LOWER	250	/* lower below */
+#define AUTO_PROBE	10	/* polls at order 0 without data, then order 1 */
+
+/* ---- the judgement (policy_lock) ---- */
+
+void mmtune_auto_start(struct mmtune_auto *a, unsigned int order)
+{
+	memset(a, 0, sizeof(*a));
+	a->order = order;
+	a->useful = -1;
+}
+
+/*
+ * @p and @u: the rule's pre-mapped and untouched pages of its ended
+ * processes since the rule was written.  True if the order changed.
+ */
+bool mmtune_auto_judge(struct mmtune_auto *a, u64 p, u64 u,
+		       unsigned int max_order)
+{
+	u64 dp = p - a->seen_p, du = u - a->seen_u;
+	unsigned int order = a->order;
+
+	if (dp < AUTO_MIN_PAGES) {
+		if (order || max_order < 1 || ++a->idle < AUTO_PROBE)
+			return false;
+		a->idle = 0;
+		a->useful = -1;
+		a->judged = 0;
+		order = 1;	/* a probe */
+	} else {
+		a->idle = 0;
+		a->seen_p = p;
+		a->seen_u = u;
+		a->judged = dp;
+		a->useful = div64_u64((dp - min(du, dp)) * 1000, dp);
+		if (a->useful >= AUTO_RAISE && order < max_order)
+			order++;
+		else if (a->useful < AUTO_LOWER && order > 0)
+			order--;
+	}
+	if (order == a->order)
+		return false;
+	if (order > a->order)
+		a->raised++;
+	else
+		a->lowered++;
+	WRITE_ONCE(a->order, order);
+	return true;
+}
+
+/* ---- per process (preemption off: the hooks' callbacks) ---- */
+
+#define AUTO_SLOT_BITS	10
+
+struct auto_slot {
+	raw_spinlock_t lock;
+	const struct mm_struct *mm;	/* compared, never dereferenced */
+	unsigned long gen;		/* policy.c's rule set */
+	unsigned int idx;		/* its rule */
+	bool ended;			/* handed over at the mm's exit */
+	u64 p, u;
+} ____cacheline_aligned_in_smp;
+
+static struct auto_slot slots[1 << AUTO_SLOT_BITS];
+static atomic64_t lost;
+
+static struct auto_slot *slot_of(const struct mm_struct *mm)
+{
+	return &slots[hash_ptr((void *)mm, AUTO_SLOT_BITS)];
+}
+
+/* @n pages pre-mapped for the current process under rule @idx of set @gen. */
+void notrace mmtune_auto_mapped(unsigned long gen, unsigned int idx,
+				unsigned int n)
+{
+	const struct mm_struct *mm = current->mm;
+	struct auto_slot *s = slot_of(mm);
+
+	raw_spin_lock(&s->lock);
+	if (s->mm != mm || s->gen != gen || s->idx != idx || s->ended) {
+		if (s->mm && !s->ended && s->p)
+			atomic64_add(s->p, &lost);
+		s->mm = mm;
+		s->gen = gen;
+		s->idx = idx;
+		s->ended = false;
+		s->p = 0;
+		s->u = 0;
+	}
+	s->p += n;
+	raw_spin_unlock(&s->lock);
+}
+
+/*
+ * @n pre-mapped pages found untouched in a zap of @mm.  In exit_mmap (no
+ * users left) the mm's counts so far are handed over: true, with its
+ * rule in *@idx and the pages in *@p and *@u (the later zaps of the same
+ * exit hand over their untouched pages alone).
+ */
+bool notrace mmtune_auto_unmapped(struct mm_struct *mm, unsigned long n,
+				  unsigned long gen, unsigned int *idx,
+				  u64 *p, u64 *u)
+{
+	struct auto_slot *s = slot_of(mm);
+	bool handed = false;
+
+	raw_spin_lock(&s->lock);
+	if (s->mm == mm && s->gen == gen) {
+		s->u += n;
+		if (!atomic_read(&mm->mm_users)) {
+			*idx = s->idx;
+			*p = s->p;
+			*u = s->u;
+			s->p = 0;
+			s->u = 0;
+			s->ended = true;
+			handed = true;
+		}
+	}
+	raw_spin_unlock(&s->lock);
+	return handed;
+}
+
+/*
+ * Empty every slot: when a first rule set is installed, so no callback
+ * holds one (a later set has a new generation: its slots start over).
+ */
+void mmtune_auto_forget(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(slots); i++) {
+		struct auto_slot *s = &slots[i];
+
+		raw_spin_lock_init(&s->lock);
+		s->mm = NULL;
+		s->gen = 0;
+		s->ended = false;
+		s->p = 0;
+		s->u = 0;
+	}
+}
+
+u64 mmtune_auto_lost(void)
+{
+	return atomic64_read(&lost);
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mmtune: the adaptive fault-around order of a policy rule with
+ * order=auto (auto.c).  policy.c owns the rules and calls in here; this
+ * file knows nothing of them but a rule set's generation (never reused,
+ * unlike its address) and a rule index.
+ */
+#ifndef MMTUNE_AUTO_H
+#define MMTUNE_AUTO_H
+
+#include <linux/mm_types.h>
+#include <linux/types.h>
+
+/* One auto rule's state, written under policy_lock. */
+struct mmtune_auto {
+	unsigned int order;	/* in force: READ_ONCE() on the fault path */
+	unsigned int idle;	/* polls at order 0 without enough data */
+	u64 seen_p, seen_u;	/* the rule's learned counts already judged */
+	u64 raised, lowered;	/* changes of order */
+	int useful;		/* per mille at the last judgement, -1 none */
+	u64 judged;		/* pre-mapped pages that judgement saw */
+};
+
+void mmtune_auto_start(struct mmtune_auto *a, unsigned int order);
+bool mmtune_auto_judge(struct mmtune_auto *a, u64 p, u64 u,
+		       unsigned int max_order);
+
+/* Per process: what a process of an auto rule pre-mapped and left. */
+void mmtune_auto_mapped(unsigned long gen, unsigned int idx, unsigned int n);
+bool mmtune_auto_unmapped(struct mm_struct *mm, unsigned long n,
+			  unsigned long gen, unsigned int *idx, u64 *p, u64 *u);
+void mmtune_auto_forget(void);
+u64 mmtune_auto_lost(void);
+
+#endif /* MMTUNE_AUTO_H */

@@ -1,0 +1,147 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The adaptive order (README, "Adaptive order"): a comm=mmstress rule
+# with order=auto, learning from each mmstress run as it ends. seq (every
+# page touched) climbs one order a run to max_order; sparse (one page per
+# page table) falls to 0, and order 0 probes order 1 after 10 s; seq
+# --stride 2 (43-50 % useful at every order) holds still; with the
+# usefulness measurement off nothing is learned; a write that keeps the
+# rule keeps what it learned. Each change is counted
+# on the rule's line and in info, and is a mmtune:auto_order event.
+# A light matrix cell runs the climb only (the fall, the probe and the
+# hold are the same code on every kernel of an arch).
+. "$(dirname "$0")/lib.sh"
+
+PSZ=$(getconf PAGESIZE)
+MMS=$MMT_TOP/userspace/mmstress
+UE=$MMT/usefulness_enable
+TR=/sys/kernel/tracing
+EV=$TR/events/mmtune/auto_order
+WORK=$(mktemp -d /var/tmp/mmt-auto.XXXXXX)
+cleanup() {
+	[ -w $EV/enable ] && echo 0 > $EV/enable
+	[ -w $MMT/policy ] && echo clear > $MMT/policy 2>/dev/null
+	umount "$WORK" 2>/dev/null
+	rm -rf "$WORK"
+	unload_module
+}
+trap cleanup EXIT
+[ -x "$MMS" ] || { fail "no $MMS (make tools)"; exit 1; }
+
+# af FIELD: FIELD's value on the comm=mmstress order=auto line
+af() { sed -n "s/^comm=mmstress order=auto #.* $1=\([^ ]*\).*/\1/p" $MMT/policy; }
+# mms ARGS...: one mmstress run (a process that ends: what auto learns
+# from), then past the policy's next poll, which judges it
+mms() {
+	TMPDIR=$WORK "$MMS" "$@" -q -F csv > "$WORK/out" 2>&1 || { cat "$WORK/out" >&2; return 1; }
+	sleep 1.3
+}
+# fresh: a new auto rule (clear first: a write keeps what a rule learned)
+fresh() { pwrite "clear\n" && pwrite "comm=mmstress order=auto\n"; }
+
+ORIG=$(cat $DBG/fault_around_bytes)
+unload_module
+load_module || { fail "insmod"; exit 1; }
+mountpoint -q $TR || mount -t tracefs none $TR 2>/dev/null
+MAX=$(info max_order) D=$(order)
+echo "# max_order $MAX, default order $D"
+changes=0	# what info policy_auto_changes should say
+
+sect "syntax"
+check "order=auto accepted" fresh
+expect_eq "read back" "$(rules)" "comm=mmstress order=auto"
+expect_eq "starts at the default order" "$(af auto_order)" "$D"
+expect_eq "nothing learned yet" "$(af learned) $(af useful)" "0 -"
+expect_eq "the kernel raised to max_order" "$(info policy_kernel_order)" "$MAX"
+check "round trip" pwrite "$(cat $MMT/policy)\n"
+expect_eq "round trip: the same rule" "$(rules)" "comm=mmstress order=auto"
+for bad in "comm=x order=Auto" "comm=x order=auto order=3" "comm=x order=autom"; do
+	if err=$(pwrite "$bad\n"); then fail "accepted: $bad"; else
+		expect_eq "refused: $bad" "${err##*: }" "Invalid argument"; fi
+done
+expect_eq "refusals changed nothing" "$(rules)" "comm=mmstress order=auto"
+check "the whole machine: cgroup=/ order=auto" pwrite "cgroup=/ order=auto\n"
+expect_eq "cgroup=/ reads back" "$(rules)" "cgroup=/ order=auto"
+
+if [ "$(info usefulness)" != available ]; then
+	# no accessed-bit clear here (README): the rule holds its order
+	echo "# usefulness $(info usefulness): order=auto holds the default order here"
+	exit 0
+fi
+mount -t tmpfs -o size=256m,huge=never mmt-auto "$WORK" || { fail "tmpfs"; exit 1; }
+S=$((16384 * PSZ))	# 16384 pages, every one touched
+SP=$((256 * 512 * PSZ))	# 256 page tables, one page touched in each
+
+sect "usefulness off: nothing learned"
+check "usefulness off" wr $UE 0
+fresh
+mms seq -s "$S" --touch page
+expect_eq "off: holds the default order" "$(af auto_order) $(af raised)" "$D 0"
+expect_eq "off: learned nothing" "$(af learned)" 0
+check "usefulness on" wr $UE 1
+
+sect "seq climbs to max_order"
+[ -w $EV/enable ] && { echo > $TR/trace; echo 1 > $EV/enable; }
+fresh
+for _ in $(seq $((MAX - D + 3))); do
+	mms seq -s "$S" --touch page || break
+	[ "$(af auto_order)" = "$MAX" ] && break
+done
+echo "# seq: $(grep '^comm=mmstress' $MMT/policy)"
+expect_eq "seq: at max_order" "$(af auto_order)" "$MAX"
+expect_eq "seq: raised one order a judgement" "$(af raised) $(af lowered)" "$((MAX - D)) 0"
+u=$(af useful)
+within "seq: useful % at the last judgement" "${u%\%}" 100 0 5
+changes=$((changes + MAX - D))
+check "a write with the same rule and one more" \
+	pwrite "comm=other order=2\n$(rules | grep mmstress)\n"
+expect_eq "the write kept what the rule learned" "$(af auto_order) $(af raised)" "$MAX $((MAX - D))"
+if [ -w $EV/enable ]; then
+	echo 0 > $EV/enable
+	expect_eq "one auto_order event a change" "$(grep -c ' auto_order: ' $TR/trace)" "$((MAX - D))"
+	grep -q " auto_order: rule=1 old=$D new=$((D + 1)) useful_permille=[0-9]* pages=[0-9]*\$" $TR/trace &&
+		ok "the first event: rule=1 old=$D new=$((D + 1))" ||
+		fail "no event rule=1 old=$D new=$((D + 1)): $(grep -m1 auto_order: $TR/trace)"
+else
+	skip "the auto_order event" "no tracefs"
+fi
+
+if [ "${MMT_LIGHT:-0}" != 1 ]; then
+	sect "sparse falls to 0"
+	fresh
+	for _ in $(seq $((D + 3))); do
+		mms sparse -s "$SP" || break
+		[ "$(af auto_order)" = 0 ] && break
+	done
+	echo "# sparse: $(grep '^comm=mmstress' $MMT/policy)"
+	expect_eq "sparse: at 0" "$(af auto_order)" 0
+	expect_eq "sparse: lowered one order a judgement" "$(af raised) $(af lowered)" "0 $D"
+	changes=$((changes + D))
+
+	sect "order 0 probes order 1, sparse puts it back"
+	sleep 11
+	expect_eq "probe: order 1 after 10 s without data" "$(af auto_order) $(af raised)" "1 1"
+	mms sparse -s "$SP"
+	expect_eq "probe judged useless: back to 0" "$(af auto_order) $(af lowered)" "0 $((D + 1))"
+	changes=$((changes + 2))
+
+	sect "seq --stride 2 holds"
+	fresh
+	for _ in 1 2 3; do mms seq -s "$S" --stride 2; done
+	echo "# stride 2: $(grep '^comm=mmstress' $MMT/policy)"
+	expect_eq "stride 2: holds the default order" \
+		"$(af auto_order) $(af raised) $(af lowered)" "$D 0 0"
+	u=$(af useful)
+	awk -v u="${u%\%}" 'BEGIN { exit !(u >= 25 && u < 75) }' &&
+		ok "stride 2: useful $u, between the bands" ||
+		fail "stride 2: useful '$u', want 25..75 %"
+fi
+
+sect "counters, clear and unload"
+expect_eq "info policy_auto_changes" "$(info policy_auto_changes)" "$changes"
+expect_eq "no process lost its slot" "$(info policy_auto_lost)" 0
+check "clear" pwrite "clear\n"
+expect_eq "clear: the kernel's size as before the load" "$(cat $DBG/fault_around_bytes)" "$ORIG"
+fresh
+check "unload with an auto rule" rmmod mmtune
+expect_eq "unload: fault_around_bytes as before the load" "$(cat $DBG/fault_around_bytes)" "$ORIG"
