@@ -101,6 +101,7 @@ struct auto_slot {
 	unsigned long gen;		/* policy.c's rule set */
 	unsigned int idx;		/* its rule */
 	bool ended;			/* handed over at the mm's exit */
+	const struct task_struct *exiter; /* in whose exit_mmap: compared */
 	u64 p, u;
 } ____cacheline_aligned_in_smp;
 
@@ -137,8 +138,13 @@ void notrace mmtune_auto_mapped(unsigned long gen, unsigned int idx,
 /*
  * @n pre-mapped pages found untouched in a zap of @mm.  In exit_mmap (no
  * users left) the mm's counts so far are handed over: true, with its
- * rule in *@idx and the pages in *@p and *@u (the later zaps of the same
- * exit hand over their untouched pages alone).
+ * rule in *@idx and the pages in *@p and *@u; the later zaps of the same
+ * exit_mmap (the same task runs them all) hand over their untouched pages
+ * alone.  A slot whose mm ended is nobody's: a new mm at the same address
+ * (mm_structs are reused at once: the next fork gets the last freed one)
+ * counts nothing there until it pre-maps pages of its own.  So a forked
+ * child, whose copy of its parent's page tables holds the parent's old
+ * PTEs, never hands them over as the ended process's.
  */
 bool notrace mmtune_auto_unmapped(struct mm_struct *mm, unsigned long n,
 				  unsigned long gen, unsigned int *idx,
@@ -148,7 +154,9 @@ bool notrace mmtune_auto_unmapped(struct mm_struct *mm, unsigned long n,
 	bool handed = false;
 
 	raw_spin_lock(&s->lock);
-	if (s->mm == mm && s->gen == gen) {
+	if (s->mm != mm || s->gen != gen) {
+		/* not a process of an auto rule, or it lost its slot */
+	} else if (!s->ended) {
 		s->u += n;
 		if (!atomic_read(&mm->mm_users)) {
 			*idx = s->idx;
@@ -157,16 +165,31 @@ bool notrace mmtune_auto_unmapped(struct mm_struct *mm, unsigned long n,
 			s->p = 0;
 			s->u = 0;
 			s->ended = true;
+			s->exiter = current;
 			handed = true;
 		}
+	} else if (!atomic_read(&mm->mm_users) && s->exiter == current) {
+		*idx = s->idx;
+		*p = 0;
+		*u = n;
+		handed = true;
 	}
 	raw_spin_unlock(&s->lock);
 	return handed;
 }
 
+void mmtune_auto_init(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(slots); i++)
+		raw_spin_lock_init(&slots[i].lock);
+}
+
 /*
- * Empty every slot: when a first rule set is installed, so no callback
- * holds one (a later set has a new generation: its slots start over).
+ * Empty every slot: when a first rule set is installed, and when the
+ * usefulness measurement starts, so no count of a process that ended
+ * while nobody watched is mixed with a later one at the same address.
  */
 void mmtune_auto_forget(void)
 {
@@ -175,12 +198,14 @@ void mmtune_auto_forget(void)
 	for (i = 0; i < ARRAY_SIZE(slots); i++) {
 		struct auto_slot *s = &slots[i];
 
-		raw_spin_lock_init(&s->lock);
+		raw_spin_lock(&s->lock);
 		s->mm = NULL;
 		s->gen = 0;
 		s->ended = false;
+		s->exiter = NULL;
 		s->p = 0;
 		s->u = 0;
+		raw_spin_unlock(&s->lock);
 	}
 }
 

@@ -29,6 +29,7 @@ bool mmtune_auto_judge(struct mmtune_auto *a, u64 p, u64 u,
 void mmtune_auto_mapped(unsigned long gen, unsigned int idx, unsigned int n);
 bool mmtune_auto_unmapped(struct mm_struct *mm, unsigned long n,
 			  unsigned long gen, unsigned int *idx, u64 *p, u64 *u);
+void mmtune_auto_init(void);
 void mmtune_auto_forget(void);
 u64 mmtune_auto_lost(void);
 

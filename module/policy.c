@@ -1155,6 +1155,7 @@ static int policy_init(struct dentry *dir)
 {
 	int ret;
 
+	mmtune_auto_init();
 	ret = policy_init_feature(dir);
 	mutex_lock(&policy_lock);
 	if (!ret)

@@ -55,6 +55,7 @@
 #include "mmtune_abi.h"
 #include "compat.h"
 #include "hooks.h"
+#include "auto.h"
 
 struct useful_pcpu {
 	u64 prefaulted;		/* pre-mapped PTEs made old */
@@ -183,6 +184,7 @@ static int useful_enable_locked(void)
 		return -ENODEV;
 	}
 	counters_clear();
+	mmtune_auto_forget();	/* the hooks just placed: no count of before */
 	pgscan_from = mmtune_kernel_pgscan();
 	missed_from = mmtune_hook_missed(MMT_HOOK_PTE_RETURN);
 	useful_on = true;

@@ -14,13 +14,16 @@
 #   git_grep      git grep --no-index over a copy of the kernel's include/
 #   python3       python3 start-up importing json, email, http.client,
 #                 decimal and sqlite3 (many shared objects)
-#   gcc           gcc -O1 -c of a generated 100-function C file
+#   cc1           gcc's compiler proper, -O1, on a generated 100-function
+#                 C file
 #   mmstress_seq  mmstress seq, 64 MiB, every page touched
 #   mmstress_sparse  mmstress sparse, one page touched per page table
-# Each workload runs in a cgroup of its own under a policy rule: fixed
+# Each workload is one program, run by markrun directly (no shell in the
+# count), under a comm= rule of its own, as a user would write one for a
+# program: its binary is run through a symlink named f_NAME for the fixed
 # orders (MMT_REAL_ORDERS, default "0 2 4 6 9", usefulness_enable 0) and
-# auto (order=auto rules of their own cgroups, usefulness_enable 1: what
-# auto needs, and pays).  Auto's rules first learn from MMT_REAL_LEARN
+# a_NAME for auto (order=auto, usefulness_enable 1: what auto needs, and
+# pays), the comm being the name the program was started by.  Auto's rules first learn from MMT_REAL_LEARN
 # runs of each workload (default 6), then every configuration runs each
 # workload once per round, interleaved (the configuration rotates each
 # round), MMT_REAL_ROUNDS rounds (default 3).  The auto rules stay in
@@ -42,7 +45,7 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ORDERS=${MMT_REAL_ORDERS:-"0 2 4 6 9"}
 ROUNDS=${MMT_REAL_ROUNDS:-3}
 LEARN=${MMT_REAL_LEARN:-6}
-WORKLOADS=${MMT_REAL_WORKLOADS:-"sqlite_scan sqlite_point git_grep python3 gcc mmstress_seq mmstress_sparse"}
+WORKLOADS=${MMT_REAL_WORKLOADS:-"sqlite_scan sqlite_point git_grep python3 cc1 mmstress_seq mmstress_sparse"}
 CONFIGS="$ORDERS auto"
 SECS=0 MB=64
 export MMT_REAL_ORDERS="$ORDERS" MMT_REAL_LEARN="$LEARN" MMT_REAL_WORKLOADS="$WORKLOADS"
@@ -50,7 +53,7 @@ export MMT_REAL_ORDERS="$ORDERS" MMT_REAL_LEARN="$LEARN" MMT_REAL_WORKLOADS="$WO
 
 # ------------------------------------------------------------------ guest
 W=/var/tmp/real
-CG=/sys/fs/cgroup/mmt-real
+B=$W/bin
 
 # prepare: every workload's files, in the tmpfs, outside the counts
 prepare() {
@@ -75,43 +78,60 @@ prepare() {
 		"include/ $(du -sm $W/include | cut -f1) MiB, big.c $(wc -l < $W/big.c) lines"
 }
 
-# wl NAME: the workload's command
-wl() {
+# cmd_of NAME PREFIX: the workload's command in CMD, its program run as
+# PREFIX_NAME (its comm)
+cmd_of() {
+	local q='PRAGMA mmap_size=1073741824'
 	case $1 in
-	sqlite_scan) sqlite3 -cmd 'PRAGMA mmap_size=1073741824' $W/db 'SELECT sum(length(b)) FROM t;' ;;
-	sqlite_point) sqlite3 -cmd 'PRAGMA mmap_size=1073741824' $W/db \
-		"SELECT sum(length(b)) FROM t WHERE a IN ($(cat $W/ids));" ;;
-	git_grep) cd $W && git grep --no-index -c -e mmap_lock -- include; [ $? -le 1 ] ;;
-	python3) /usr/bin/python3 -c 'import json, email.parser, http.client, decimal, sqlite3' ;;
-	gcc) gcc -O1 -c $W/big.c -o $W/big.o ;;
-	mmstress_seq) TMPDIR=$W "$MMS" seq -s 64M --touch page -q ;;
-	mmstress_sparse) TMPDIR=$W "$MMS" sparse -s $((256 * 512 * $(getconf PAGESIZE))) -q ;;
+	sqlite_scan) CMD=("$B/$2_sqlscan" -cmd "$q" $W/db 'SELECT sum(length(b)) FROM t;') ;;
+	sqlite_point) CMD=("$B/$2_sqlpoint" -cmd "$q" $W/db
+		"SELECT sum(length(b)) FROM t WHERE a IN ($(cat $W/ids));") ;;
+	git_grep) CMD=("$B/$2_git" grep --no-index -c -e mmap_lock -- include) ;;
+	python3) CMD=("$B/$2_python3" -c 'import json, email.parser, http.client, decimal, sqlite3') ;;
+	cc1) CMD=("$B/$2_cc1" -quiet -O1 $W/big.c -o $W/big.s) ;;
+	mmstress_seq) CMD=("$B/$2_mmseq" seq -s 64M --touch page -q) ;;
+	mmstress_sparse) CMD=("$B/$2_mmsparse" sparse -s $((256 * 512 * $(getconf PAGESIZE))) -q) ;;
 	esac
+}
+
+# links: f_ and a_ symlinks to each workload's program
+links() {
+	local p n
+	mkdir -p $B
+	for n in sqlscan:sqlite3 sqlpoint:sqlite3 git:git python3:python3 \
+		 cc1:"$(gcc -print-prog-name=cc1)" mmseq:"$TOP/userspace/mmstress" \
+		 mmsparse:"$TOP/userspace/mmstress"; do
+		p=${n#*:}
+		[ "${p#/}" = "$p" ] && p=$(command -v "$p")
+		ln -sf "$p" "$B/f_${n%%:*}"
+		ln -sf "$p" "$B/a_${n%%:*}"
+	done
 }
 
 # rules ORDER: the fixed rules at ORDER, then auto's (always there)
 rules() {
-	local w
-	for w in $WORKLOADS; do echo "cgroup=/mmt-real/fix-$w order=$1"; done
-	for w in $WORKLOADS; do echo "cgroup=/mmt-real/auto-$w order=auto"; done
+	local n
+	for n in sqlscan sqlpoint git python3 cc1 mmseq mmsparse; do echo "comm=f_$n order=$1"; done
+	for n in sqlscan sqlpoint git python3 cc1 mmseq mmsparse; do echo "comm=a_$n order=auto"; done
 }
 
-# in_cg CGROUP CMD...: CMD in CGROUP (and every process it starts)
-in_cg() {
-	local c=$1; shift
-	sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$CG/$c" "$@"
+# comm_of NAME: the workload's program name (its rule's, less the prefix)
+comm_of() {
+	case $1 in
+	sqlite_scan) echo sqlscan ;; sqlite_point) echo sqlpoint ;; git_grep) echo git ;;
+	mmstress_seq) echo mmseq ;; mmstress_sparse) echo mmsparse ;; *) echo "$1" ;;
+	esac
 }
 
 guest() {
 	local dir=$1 dbg=/sys/kernel/debug mmt=/sys/kernel/debug/mmtune
-	local ko=$TOP/module/mmtune.ko r c w i n seq=0 cfgs rc o
+	local ko=$TOP/module/mmtune.ko r c w i n seq=0 cfgs rc o p
 	export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-	MMS=$TOP/userspace/mmstress
+	export TMPDIR=$W
 	mountpoint -q $dbg || mount -t debugfs none $dbg
-	grep -q " /sys/fs/cgroup cgroup2 " /proc/mounts || mount -t cgroup2 none /sys/fs/cgroup
 	prepare
-	mkdir -p $CG
-	for w in $WORKLOADS; do mkdir -p $CG/fix-$w $CG/auto-$w; done
+	links
+	cd $W || return 1
 	rmmod mmtune 2>/dev/null
 	insmod "$ko" || { echo "# insmod failed"; return 1; }
 	echo "# fault_around_order $(cat $mmt/fault_around_order), max_order $(sed -n 's/^max_order: //p' $mmt/info)"
@@ -121,7 +141,8 @@ guest() {
 	rules 0 > /var/tmp/rules && cat /var/tmp/rules > $mmt/policy
 	for i in $(seq 1 "$LEARN"); do
 		for w in $WORKLOADS; do
-			in_cg "auto-$w" "$0" --wl "$w" > /dev/null 2>&1
+			cmd_of "$w" a
+			"${CMD[@]}" > /dev/null 2>&1
 			sleep 1.3
 		done
 	done
@@ -140,12 +161,14 @@ guest() {
 			fi
 			for w in $WORKLOADS; do
 				o=$c
-				[ "$c" = auto ] && o=$(sed -n "s/^cgroup=\/mmt-real\/auto-$w order=auto #.* auto_order=\([0-9]*\).*/\1/p" $mmt/policy)
+				p=f
+				[ "$c" = auto ] && p=a &&
+					o=$(sed -n "s/^comm=a_$(comm_of "$w") order=auto #.* auto_order=\([0-9]*\).*/\1/p" $mmt/policy)
 				# deferred work of the last run (RCU, kworkers) and
 				# auto's judgement happen here, not in the count
 				sleep 1.3
-				in_cg "$([ "$c" = auto ] && echo auto || echo fix)-$w" \
-					"$dir/markrun" "$0" --wl "$w" > "$dir/wl.out" 2>&1
+				cmd_of "$w" $p
+				"$dir/markrun" "${CMD[@]}" > "$dir/wl.out" 2>&1
 				rc=$?
 				echo "run $((++seq)) $r,$c,$w,$o rc $rc"
 				[ "$rc" = 0 ] || sed 's/^/# /' "$dir/wl.out" | head -n 5
@@ -157,6 +180,7 @@ guest() {
 		"lost $(sed -n 's/^policy_auto_lost: //p' $mmt/info)"
 	echo clear > $mmt/policy
 	rmmod mmtune
+	cd /
 	umount $W
 	echo "mmtune-bench-done"
 }
@@ -165,11 +189,7 @@ if [ "${1:-}" = --guest ]; then
 	guest "$2"
 	exit 0
 fi
-if [ "${1:-}" = --wl ]; then	# one workload, in the guest
-	MMS=$TOP/userspace/mmstress
-	wl "$2"
-	exit
-fi
+
 
 # ------------------------------------------------------------------- host
 . "$TOP/tests/lib.sh"

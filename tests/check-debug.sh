@@ -23,7 +23,8 @@
 #
 # Env: MMT_DEBUG_SMALL=1   CI sizes (10 cycles, 1000 fuzzed writes per file,
 #                          2 offline/online rounds per mode; the suites that
-#                          drive the knob, pfn_valid and value-keeping code,
+#                          drive the pfn_valid, usefulness and value-keeping
+#                          code,
 #                          light: MMT_LIGHT=1, 40 oracle steps);
 #      MMT_DEBUG_CYCLES, MMT_DEBUG_FUZZ, MMT_DEBUG_HOTPLUG override each;
 #      MMT_DEBUG_SUITES=0  skips the VM suites, a list of names runs those;
@@ -44,16 +45,18 @@ logs=()	# the guest's log, once it ran: its KTAP documents are counted
 if [ "${MMT_DEBUG_SMALL:-0}" = 1 ]; then
 	# CI's time (.ci/run within 50 minutes warm; its run with 20 cycles
 	# and t-10, t-20 and t-40 here took 3489 s): of the VM suites, those
-	# that drive the module's pfn_valid, value-keeping and usefulness code
-	# (its page-table walk under KASAN), light as the matrix's light
-	# cells. The storm drives what t-10-knob,
-	# t-20-stats and t-40-policy test (knob writes, hooks on and off, the
-	# policy's rules, stats_enable) under load on this kernel every cycle;
-	# those suites, the tools' wall-time ones (t-45-tune, t-mmstress,
-	# t-mmtunectl), t-05-ibt and t-50-trace run in make
-	# check on Debian's kernel and on every matrix cell, and here in the
-	# default run.
-	export MMT_DEBUG_SUITES=${MMT_DEBUG_SUITES:-t-00-boot t-30-pfn_valid t-45-value t-46-oracle t-60-usefulness t-90-lockdown}
+	# that drive the module's pfn_valid and usefulness code (its
+	# page-table walk under KASAN, auto's locks under lockdep) and the
+	# value-keeping oracle (t-46, every write path at random), light as
+	# the matrix's light cells.
+	# The storm drives what t-10-knob, t-20-stats and t-40-policy test
+	# (knob writes, hooks on and off, the policy's rules, stats_enable)
+	# under load on this kernel every cycle; those suites, t-45-value
+	# (the oracle's cases one by one), the tools' wall-time ones
+	# (t-45-tune, t-mmstress, t-mmtunectl), t-05-ibt and t-50-trace run
+	# in make check on Debian's kernel and on every matrix cell, and here
+	# in the default run.
+	export MMT_DEBUG_SUITES=${MMT_DEBUG_SUITES:-t-00-boot t-30-pfn_valid t-46-oracle t-60-usefulness t-61-auto t-90-lockdown}
 	export MMT_DEBUG_PARTS=${MMT_DEBUG_PARTS:-storm fuzz hotplug reports}
 	export MMT_LIGHT=${MMT_LIGHT:-1} MMT_ORACLE_STEPS=${MMT_ORACLE_STEPS:-40}
 	export MMT_DEBUG_CYCLES=${MMT_DEBUG_CYCLES:-10}
