@@ -113,11 +113,13 @@ static struct auto_slot *slot_of(const struct mm_struct *mm)
 	return &slots[hash_ptr((void *)mm, AUTO_SLOT_BITS)];
 }
 
-/* @n pages pre-mapped for the current process under rule @idx of set @gen. */
-void notrace mmtune_auto_mapped(unsigned long gen, unsigned int idx,
-				unsigned int n)
+/*
+ * @n pages pre-mapped in @mm (the faulting VMA's: also a fault of
+ * get_user_pages in another process) under rule @idx of set @gen.
+ */
+void notrace mmtune_auto_mapped(const struct mm_struct *mm, unsigned long gen,
+				unsigned int idx, unsigned int n)
 {
-	const struct mm_struct *mm = current->mm;
 	struct auto_slot *s = slot_of(mm);
 
 	raw_spin_lock(&s->lock);

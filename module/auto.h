@@ -26,7 +26,8 @@ bool mmtune_auto_judge(struct mmtune_auto *a, u64 p, u64 u,
 		       unsigned int max_order);
 
 /* Per process: what a process of an auto rule pre-mapped and left. */
-void mmtune_auto_mapped(unsigned long gen, unsigned int idx, unsigned int n);
+void mmtune_auto_mapped(const struct mm_struct *mm, unsigned long gen,
+			unsigned int idx, unsigned int n);
 bool mmtune_auto_unmapped(struct mm_struct *mm, unsigned long n,
 			  unsigned long gen, unsigned int *idx, u64 *p, u64 *u);
 void mmtune_auto_init(void);

@@ -127,7 +127,7 @@ extern const struct mmtune_feature mmtune_policy_feature;
 /* sysfs policy/: @what is one of MMT_ABI_POLICY's names */
 int mmtune_policy_sysfs(const char *what, char *buf);
 /* usefulness.c's per-rule counts; preemption off */
-void mmtune_policy_prefaulted(unsigned int n);
+void mmtune_policy_prefaulted(struct mm_struct *mm, unsigned int n);
 void mmtune_policy_untouched(struct mm_struct *mm, unsigned long n);
 
 /* usefulness.c: fault-around's pre-mapped pages touched, a user of hooks.h. */

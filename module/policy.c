@@ -290,12 +290,13 @@ static void notrace policy_mapped(struct mmtune_hook_call *c)
 
 /*
  * usefulness.c's counts per rule, with preemption off: pages fault-around
- * pre-mapped, for the rule the task's last filemap_map_pages call matched
- * (as policy_mapped), and pre-mapped pages found untouched at unmap, for
- * the rule the unmapping task matches (at exit and munmap, the process
- * whose pages they were).
+ * pre-mapped in @mm, for the rule the task's last filemap_map_pages call
+ * matched (as policy_mapped), and pre-mapped pages found untouched at
+ * unmap, for the rule the unmapping task matches (at exit and munmap, the
+ * process whose pages they were).  An auto rule's counts are kept per mm
+ * (auto.c).
  */
-void notrace mmtune_policy_prefaulted(unsigned int n)
+void notrace mmtune_policy_prefaulted(struct mm_struct *mm, unsigned int n)
 {
 	struct policy_set *set = rcu_dereference_sched(policy);
 	unsigned long v = READ_ONCE(slot_of_current()->v);
@@ -305,7 +306,7 @@ void notrace mmtune_policy_prefaulted(unsigned int n)
 		return;
 	this_cpu_add(set->ctr[idx].prefaulted, n);
 	if (idx < set->nr && set->rule[idx].is_auto)
-		mmtune_auto_mapped(set->gen, idx, n);
+		mmtune_auto_mapped(mm, set->gen, idx, n);
 }
 
 /*

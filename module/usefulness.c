@@ -113,7 +113,7 @@ static int notrace mark_return(struct kretprobe_instance *ri,
 		n++;
 	}
 	this_cpu_add(useful_pcpu->prefaulted, n);
-	mmtune_policy_prefaulted(n);
+	mmtune_policy_prefaulted(d->vma->vm_mm, n);
 	return 0;
 }
 
