@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Trace events (README.md, "Trace events"): mmtune:fault_around,
-# fault_around_mapped and order_change in tracefs with their fields; every
+# fault_around_mapped, order_change and auto_order (t-61-auto fires it)
+# in tracefs with their fields; every
 # order change and its source; the events between two trace markers equal
 # the stats counters' deltas; two processes under two rules seen with the
 # right order, rule and count (the rules' hits); a hist trigger; and, where
@@ -47,7 +48,7 @@ unload_module
 load_module || { fail "insmod module/mmtune.ko"; exit 1; }
 
 # --- the events and their fields
-for ev in fault_around fault_around_mapped order_change; do
+for ev in fault_around fault_around_mapped order_change auto_order; do
 	[ -d $E/$ev ] && ok "tracefs has mmtune:$ev" || fail "tracefs lacks mmtune:$ev"
 done
 [ -d $E/fault_around ] || exit 1
@@ -56,6 +57,11 @@ for f in "pid_t pid" "char comm" "dev_t dev" "unsigned long ino" \
 	 "unsigned long start" "unsigned long end" "unsigned int order" "int rule"; do
 	grep -q "field:$f[;[]" $E/fault_around/format && ok "fault_around field $f" ||
 		fail "fault_around lacks field $f"
+done
+for f in "unsigned int rule" "unsigned int old_order" "unsigned int new_order" \
+	 "int useful" "u64 pages"; do
+	grep -q "field:$f;" $E/auto_order/format 2>/dev/null && ok "auto_order field $f" ||
+		fail "auto_order lacks field $f"
 done
 
 # --- order_change: one event per change, with its source
@@ -159,8 +165,8 @@ fi
 
 # --- perf
 if command -v perf > /dev/null && perf version > /dev/null 2>&1; then
-	expect_eq "perf list shows the 3 events" \
-		"$(perf list 'mmtune:*' 2>/dev/null | grep -c 'mmtune:[a-z_]* *\[Tracepoint event\]')" 3
+	expect_eq "perf list shows the 4 events" \
+		"$(perf list 'mmtune:*' 2>/dev/null | grep -c 'mmtune:[a-z_]* *\[Tracepoint event\]')" 4
 	two_rules
 	perf stat -x, -e mmtune:fault_around -o $WORK/ps -- "$WORK/mmsa" seq -s 4M -f "$F" -q > /dev/null 2>&1
 	expect_eq "perf stat -e mmtune:fault_around = the rule's hits" \
