@@ -158,18 +158,16 @@ static __always_inline bool mmtune_fregs_set_arg(struct ftrace_regs *fregs,
  * finish_fault.  Looked up by name, newest first:
  *   set_pte_range(vmf, folio, page, nr, addr)   6.5+: @nr pages (arg 3)
  *   do_set_pte(vmf, page, addr)                 up to 6.4: one page
- * nr_arg < 0 means "one page per call"; addr_arg is the first page's
- * user address, whose PTE is vmf->pte during the call.
+ * nr_arg < 0 means "one page per call".
  */
 struct mmtune_set_pte_fn {
 	const char *name;
 	int nr_arg;
-	int addr_arg;
 };
 
 static const struct mmtune_set_pte_fn mmtune_set_pte_fns[] __maybe_unused = {
-	{ "set_pte_range", 3, 4 },
-	{ "do_set_pte", -1, 2 },
+	{ "set_pte_range", 3 },
+	{ "do_set_pte", -1 },
 };
 
 /*
@@ -210,24 +208,6 @@ static const char *const mmtune_cc_suffixes[] __maybe_unused = {
 #define MMTUNE_KRETPROBE_MAXACTIVE	(4 * num_possible_cpus() + 64)
 
 /*
- * The return address of a probed function, read in a kretprobe's entry
- * handler (the probe sits at the function's entry, before its frame):
- * on x86 the word at the stack pointer, on arm64 the link register.
- * 0 where we do not know it: then a hook that filters its callers by it
- * is unavailable.
- */
-static __always_inline unsigned long mmtune_entry_return_address(struct pt_regs *regs)
-{
-#if defined(CONFIG_X86_64)
-	return *(unsigned long *)regs->sp;
-#elif defined(CONFIG_ARM64)
-	return regs->regs[30];
-#else
-	return 0;
-#endif
-}
-
-/*
  * Argument @n of a probed function, read in a kretprobe's entry handler:
  * x86_64 and arm64 only, where it is used (usefulness.c); 6.1 s390x and
  * ppc64le give modules no regs_get_kernel_argument().
@@ -242,9 +222,6 @@ static __always_inline unsigned long mmtune_entry_arg(struct pt_regs *regs,
 #endif
 }
 
-#define MMTUNE_HAVE_ENTRY_RETURN_ADDRESS \
-	(IS_ENABLED(CONFIG_X86_64) || IS_ENABLED(CONFIG_ARM64))
-
 /* ---- a PTE's accessed bit (usefulness.c) ---- */
 
 /*
@@ -252,8 +229,10 @@ static __always_inline unsigned long mmtune_entry_arg(struct pt_regs *regs,
  * the hardware setting it or the dirty bit: x86's
  * ptep_test_and_clear_young() is not exported (it is this bit operation),
  * arm64's is inline (with its contiguous-PTE case).  No TLB flush: the
- * caller clears a PTE it has just set, which no TLB holds yet.  Elsewhere
- * the usefulness measurement is unavailable.
+ * caller clears a PTE fault-around has just set, before the faulting
+ * thread returns to user space (usefulness.c says what another thread
+ * of the process can do meanwhile).  Elsewhere the usefulness measurement
+ * is unavailable.
  */
 #include <linux/pgtable.h>
 
@@ -280,11 +259,26 @@ static __always_inline void mmtune_pte_mkold(struct vm_area_struct *vma,
 #endif
 
 /*
- * Old present PTEs in [addr, end) of @mm; page tables only read (the
- * caller keeps them: usefulness.c's zap hook).  Built where the
- * measurement is (x86_64, arm64): elsewhere p4d_offset() and pud_offset()
- * may not be callable from a module (6.12 riscv64).
+ * The PTE table a pmd value points to; NULL if none, or a huge mapping
+ * (the faulting folio's, never pre-mapped).  The caller keeps the table
+ * (its mmap or VMA lock, with preemption off against a table freed by
+ * RCU).  Built where the measurement is (x86_64, arm64): elsewhere
+ * p4d_offset() and pud_offset() may not be callable from a module (6.12
+ * riscv64).
  */
+static __always_inline pte_t *mmtune_pmd_table(pmd_t pmd)
+{
+#if MMTUNE_HAVE_PTE_MKOLD
+	if (pmd_none(pmd) || !pmd_present(pmd) || pmd_trans_huge(pmd) ||
+	    pmd_bad(pmd))
+		return NULL;
+	return (pte_t *)pmd_page_vaddr(pmd);
+#else
+	return NULL;
+#endif
+}
+
+/* Old present PTEs in [addr, end) of @mm; page tables only read. */
 static __always_inline unsigned long
 mmtune_count_old_ptes(struct mm_struct *mm, unsigned long addr, unsigned long end)
 {
@@ -296,7 +290,6 @@ mmtune_count_old_ptes(struct mm_struct *mm, unsigned long addr, unsigned long en
 		pgd_t *pgd = pgd_offset(mm, addr);
 		p4d_t *p4d;
 		pud_t *pud;
-		pmd_t pmd;
 		pte_t *pte;
 
 		next = pgd_addr_end(addr, end);
@@ -310,14 +303,11 @@ mmtune_count_old_ptes(struct mm_struct *mm, unsigned long addr, unsigned long en
 		next = pud_addr_end(addr, end);
 		if (pud_none(READ_ONCE(*pud)) || pud_bad(READ_ONCE(*pud)))
 			continue;
-		pmd = READ_ONCE(*pmd_offset(pud, addr));
+		pte = mmtune_pmd_table(READ_ONCE(*pmd_offset(pud, addr)));
 		next = pmd_addr_end(addr, end);
-		/* a huge mapping is the faulting folio's, never pre-mapped */
-		if (pmd_none(pmd) || !pmd_present(pmd) || pmd_trans_huge(pmd) ||
-		    pmd_bad(pmd))
+		if (!pte)
 			continue;
-		pte = (pte_t *)pmd_page_vaddr(pmd) + pte_index(addr);
-		for (; addr < next; addr += PAGE_SIZE, pte++) {
+		for (pte += pte_index(addr); addr < next; addr += PAGE_SIZE, pte++) {
 			pte_t v = ptep_get(pte);
 
 			n += pte_present(v) && !pte_young(v);

@@ -36,10 +36,8 @@
  *    registered (an ops with an empty filter traces every function).
  *
  *  - kretprobe (entry + return), for the latency of handle_mm_fault and
- *    for the PTE setter's return (usefulness.c: the PTEs it set, made
- *    old; only fault-around's calls, told apart by the return address
- *    read at entry): an exit hook needs the return address replaced
- *    (rethook).  fprobe
+ *    for filemap_map_pages' return (usefulness.c: the PTEs it set, made
+ *    old): an exit hook needs the return address replaced (rethook).  fprobe
  *    would do it with less overhead (no kprobe layer, no full pt_regs)
  *    but Debian's 6.1 kernels are built without CONFIG_FPROBE, and on x86
  *    with KPROBES_ON_FTRACE the kretprobe's entry is an ftrace call as
@@ -208,9 +206,6 @@ static int notrace krp_entry(struct kretprobe_instance *ri,
 
 	if (!u)
 		return 1;
-	if (h->fa_callers_only &&
-	    !from_fault_around(mmtune_entry_return_address(regs)))
-		return 1;
 	return u->krp_entry(ri, regs);
 }
 
@@ -259,11 +254,11 @@ static struct mmtune_hook hooks[MMT_HOOK_NR + 1] = {
 		.mech = MMT_MECH_KRETPROBE,
 		.selftest = SELFTEST_ANY,
 	},
-	[MMT_HOOK_PTE_RETURN] = {
-		.name = "set_pte_return",	/* + the symbol found */
+	[MMT_HOOK_MAP_RETURN] = {
+		.name = "map_pages_return",
+		/* symbol: filemap_map_pages where its arguments can be read */
 		.mech = MMT_MECH_KRETPROBE,
 		.selftest = SELFTEST_FAULT_AROUND,
-		.fa_callers_only = true,
 	},
 	[MMT_HOOK_ZAP] = {
 		.name = "zap",		/* + the symbol found, see info */
@@ -335,7 +330,7 @@ static void resolve_callers(void)
 
 static const struct mmtune_set_pte_fn *pte_setter;
 
-static void resolve_set_pte(struct mmtune_hook *pte, struct mmtune_hook *ret)
+static void resolve_set_pte(struct mmtune_hook *pte)
 {
 	unsigned int i;
 
@@ -345,9 +340,6 @@ static void resolve_set_pte(struct mmtune_hook *pte, struct mmtune_hook *ret)
 			pte->symbol = pte_setter->name;
 			pte->nr_arg = pte_setter->nr_arg;
 			pte->uses_args = pte->nr_arg >= 0;
-			/* its callers are told apart by the return address */
-			if (MMTUNE_HAVE_ENTRY_RETURN_ADDRESS && MMTUNE_HAVE_PTE_MKOLD)
-				ret->symbol = pte_setter->name;
 			return;
 		}
 	}
@@ -367,36 +359,26 @@ static void resolve_zap(struct mmtune_hook *zap)
 	}
 }
 
-void notrace mmtune_hook_pte_call(struct pt_regs *regs, struct vm_fault **vmf,
-				  unsigned long *addr, unsigned int *nr)
-{
-	const struct mmtune_set_pte_fn *f = pte_setter;
-
-	*vmf = (struct vm_fault *)mmtune_entry_arg(regs, 0);
-	*addr = mmtune_entry_arg(regs, f->addr_arg);
-	/* an unsigned int: the register's upper half is not ours */
-	*nr = f->nr_arg >= 0 ? (u32)mmtune_entry_arg(regs, f->nr_arg) : 1;
-}
-
-NOKPROBE_SYMBOL(mmtune_hook_pte_call);
-
 int mmtune_hooks_init(void)
 {
 	struct mmtune_hook *pte = &hooks[MMT_HOOK_SET_PTE];
-	struct mmtune_hook *ret = &hooks[MMT_HOOK_PTE_RETURN];
+	struct mmtune_hook *ret = &hooks[MMT_HOOK_MAP_RETURN];
 	struct mmtune_hook *st = &hooks[MMT_HOOK_SELFTEST];
 	unsigned int i;
 
 	mutex_lock(&hooks_lock);
-	resolve_set_pte(pte, ret);
+	resolve_set_pte(pte);
+	/* its entry handler reads the arguments (mmtune_entry_arg()) */
+	if (MMTUNE_HAVE_PTE_MKOLD)
+		ret->symbol = "filemap_map_pages";
 	resolve_zap(&hooks[MMT_HOOK_ZAP]);
 	for (i = 0; i < MMT_HOOK_NR; i++) {
 		struct mmtune_hook *h = &hooks[i];
 
 		if (h->symbol)
 			resolve_hook(h);
-		else if (h == ret && pte_setter)
-			hook_unavailable(h, "return address at a probe's entry unknown here");
+		else if (h == ret)
+			hook_unavailable(h, "no accessed-bit clear for this arch");
 		else
 			hook_unavailable(h, "no PTE setter (set_pte_range, do_set_pte)");
 	}

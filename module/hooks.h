@@ -30,7 +30,7 @@ enum mmtune_hook_id {
 	MMT_HOOK_FAULT_AROUND,	/* filemap_map_pages entry (ftrace) */
 	MMT_HOOK_SET_PTE,	/* the PTE setter, fault-around's calls only */
 	MMT_HOOK_LATENCY,	/* handle_mm_fault entry + return (kretprobe) */
-	MMT_HOOK_PTE_RETURN,	/* PTE setter's return, fault-around's (kretprobe) */
+	MMT_HOOK_MAP_RETURN,	/* filemap_map_pages entry + return (kretprobe) */
 	MMT_HOOK_ZAP,		/* unmap_page_range (7.x: __zap_vma_range) entry */
 	MMT_HOOK_NR
 };
@@ -71,7 +71,7 @@ typedef void (*mmtune_hook_fn)(struct mmtune_hook_call *c);
  * while the user holds its hooks (between get and put) and the hook is
  * placed, whoever placed it, or while mmtune_hook_listen() says so.
  * @wants: BIT(id) of the hooks that get places for it.  A kretprobe hook
- * (MMT_HOOK_LATENCY, MMT_HOOK_PTE_RETURN) has one holder, whose
+ * (MMT_HOOK_LATENCY, MMT_HOOK_MAP_RETURN) has one holder, whose
  * @krp_entry/@krp_return run with @krp_data_size bytes of per-call data;
  * a user wants at most one kretprobe hook.  @permanent: while the user holds
  * hooks, "sysctl kernel.ftrace_enabled=0" is refused (EBUSY), as for
@@ -115,12 +115,6 @@ bool mmtune_hook_held(const struct mmtune_hook_user *u,
 void mmtune_hook_user_note(enum mmtune_hook_id id, const char *note);
 /* Whether the self-test proved that a callback's argument change arrives. */
 bool mmtune_hooks_args_writable(void);
-/*
- * In MMT_HOOK_PTE_RETURN's entry handler: the PTE setter's call, its
- * vm_fault, the first page's user address and the number of pages.
- */
-void mmtune_hook_pte_call(struct pt_regs *regs, struct vm_fault **vmf,
-			  unsigned long *addr, unsigned int *nr);
 /* Calls a kretprobe hook skipped since load (monotonic). */
 unsigned long mmtune_hook_missed(enum mmtune_hook_id id);
 

@@ -104,7 +104,7 @@ static const char *const mmt_abi_info[] __maybe_unused = {
 	"order", "fault_around_bytes", "base_order", "base_set_by",
 	"stats_enable", "latency_enable", "mapped_enable",
 	"hook_filemap_map_pages", "hook_set_pte",
-	"hook_handle_mm_fault_return", "hook_set_pte_return",
+	"hook_handle_mm_fault_return", "hook_map_pages_return",
 	"hook_zap", "hook_args", "fault_around_callers",
 	"ftrace_enabled_guard",
 	"policy", "policy_rules", "policy_max_rules", "policy_default_order",

@@ -9,13 +9,13 @@
  * sets the bit itself, but not those in the faulting folio's run (6.5+);
  * x86 maps every one young.  So while the measurement is on:
  *
- *  - at the return of the PTE setter (set_pte_range or do_set_pte, a
- *    kretprobe that only takes fault-around's calls), each page of the
- *    call but the faulting one has its accessed bit cleared and is
- *    counted: "prefaulted".  The page table lock is still held there, and
- *    no TLB holds a PTE that was empty a moment ago.  On arm64 without a
- *    hardware access flag the process's first touch of such a page is an
- *    access-flag fault (a minor fault, counted as one).
+ *  - around filemap_map_pages (a kretprobe): at its entry, which PTEs of
+ *    its window are not empty; at its return, each that it filled but
+ *    the faulting page's has its accessed bit cleared, under the page
+ *    table lock, and is counted: "prefaulted".  The faulting thread has
+ *    not returned to user space, so no access of its own is lost.  On
+ *    arm64 without a hardware access flag the process's first touch of
+ *    such a page is an access-flag fault (a minor fault, counted as one).
  *
  *  - at the entry of unmap_page_range (7.x: __zap_vma_range, the same
  *    arguments; ftrace), before the zap of a file
@@ -34,11 +34,23 @@
  * judged when they are unmapped: read after the workload's exit.
  *
  * Why this and not a per-page record: the two counts need no memory per
- * page, nothing on the fault path but the bit clear, and no walk of any
- * process's page tables but those the kernel is about to zap (under the
- * same locks the zap holds).  The price is the assumption above, which
- * the reclaim figure makes checkable, and that a PTE counts once, at its
- * unmap.
+ * page, nothing on the fault path but two reads of the window's PTEs and
+ * the bit clear, and no walk of any process's page tables but those the
+ * kernel is about to zap (under the same locks the zap holds).  The
+ * price is the assumption above, which the reclaim figure makes
+ * checkable, and that a PTE counts once, at its unmap.
+ *
+ * Why around filemap_map_pages and not at the PTE setter's return (where
+ * it was first): the setter maps one page per call (6.1, and every
+ * small folio later), so a probe there cost a kprobe hit per page, up to
+ * 511 per fault at order 9 (2.1 times the kernel's instructions per
+ * fault under make bench); this costs one per fault-around.  The price:
+ * between filemap_map_pages dropping the page table lock and the return
+ * handler taking it, another thread of the process may load one of the
+ * new PTEs into its TLB; x86 then clears the bit without a flush, and
+ * that thread's touches until the entry leaves its TLB go unseen (the
+ * page reads untouched).  A window of a few hundred instructions, for
+ * threads faulting in the same 2 MiB at the same moment.
  */
 #include <linux/debugfs.h>
 #include <linux/fs.h>
@@ -74,44 +86,81 @@ static int pending_enable = -1;
 
 /* ---- the fault path ---- */
 
+/* The most pages of one call: a page table's worth with 4 KiB pages */
+#define MARK_MAX	512
+
 struct mark_data {
 	struct vm_area_struct *vma;
-	pte_t *pte;
-	unsigned long addr, fault;
+	pmd_t *pmdp;
+	unsigned long start, fault;
 	unsigned int nr;
+	DECLARE_BITMAP(had, MARK_MAX);	/* PTEs not empty at entry */
 };
 
+/* filemap_map_pages(vmf, start_pgoff, end_pgoff): 0 to see its return */
 static int notrace mark_entry(struct kretprobe_instance *ri,
 			      struct pt_regs *regs)
 {
 	struct mark_data *d = (struct mark_data *)ri->data;
-	struct vm_fault *vmf;
+	struct vm_fault *vmf = (struct vm_fault *)mmtune_entry_arg(regs, 0);
+	unsigned long first = mmtune_entry_arg(regs, 1);
+	unsigned long last = mmtune_entry_arg(regs, 2);
+	unsigned long end;
+	unsigned int i;
+	pte_t *pte;
 
-	mmtune_hook_pte_call(regs, &vmf, &d->addr, &d->nr);
-	if (!vmf || !d->nr)
+	if (!vmf || last < first || last - first >= MARK_MAX ||
+	    first < vmf->vma->vm_pgoff)
 		return 1;
 	d->vma = vmf->vma;
-	d->pte = vmf->pte;	/* the PTE of @addr, during the call */
-	d->fault = vmf->address;
+	d->pmdp = vmf->pmd;
+	d->fault = vmf->address & PAGE_MASK;
+	d->start = d->vma->vm_start + ((first - d->vma->vm_pgoff) << PAGE_SHIFT);
+	d->nr = last - first + 1;
+	end = d->start + ((unsigned long)d->nr << PAGE_SHIFT);
+	/* do_fault_around keeps the window in the faulting page's table */
+	if (((d->start ^ d->fault) | ((end - 1) ^ d->fault)) & PMD_MASK)
+		return 1;
+	bitmap_zero(d->had, d->nr);
+	pte = mmtune_pmd_table(READ_ONCE(*d->pmdp));
+	if (pte) {
+		pte += pte_index(d->start);
+		for (i = 0; i < d->nr; i++)
+			if (!pte_none(ptep_get(pte + i)))
+				__set_bit(i, d->had);
+	}
 	return 0;
 }
 
 NOKPROBE_SYMBOL(mark_entry);
 
+/* The window's PTEs filled by the call, but the faulting one's */
 static int notrace mark_return(struct kretprobe_instance *ri,
 			       struct pt_regs *regs)
 {
 	struct mark_data *d = (struct mark_data *)ri->data;
+	pmd_t pmd = READ_ONCE(*d->pmdp);
+	pte_t *pte = mmtune_pmd_table(pmd);
 	unsigned int i, n = 0;
+	spinlock_t *ptl;		/* the table's, as filemap_map_pages took it */
 
-	for (i = 0; i < d->nr; i++) {
-		unsigned long addr = d->addr + i * PAGE_SIZE;
+	if (!pte)
+		return 0;
+	ptl = pte_lockptr(d->vma->vm_mm, &pmd);
+	spin_lock(ptl);
+	if (pmd_same(pmd, READ_ONCE(*d->pmdp))) {
+		pte += pte_index(d->start);
+		for (i = 0; i < d->nr; i++) {
+			unsigned long addr = d->start + i * PAGE_SIZE;
 
-		if (addr == d->fault)
-			continue;
-		mmtune_pte_mkold(d->vma, addr, d->pte + i);
-		n++;
+			if (test_bit(i, d->had) || addr == d->fault ||
+			    !pte_present(ptep_get(pte + i)))
+				continue;
+			mmtune_pte_mkold(d->vma, addr, pte + i);
+			n++;
+		}
 	}
+	spin_unlock(ptl);
 	this_cpu_add(useful_pcpu->prefaulted, n);
 	mmtune_policy_prefaulted(d->vma->vm_mm, n);
 	return 0;
@@ -145,7 +194,7 @@ static void notrace zap_cb(struct mmtune_hook_call *c)
 static struct mmtune_hook_user useful_user = {
 	.name		= "usefulness",
 	.slot		= MMT_SLOT_STATS,
-	.wants		= BIT(MMT_HOOK_PTE_RETURN) | BIT(MMT_HOOK_ZAP),
+	.wants		= BIT(MMT_HOOK_MAP_RETURN) | BIT(MMT_HOOK_ZAP),
 	.fn		= { [MMT_HOOK_ZAP] = zap_cb },
 	.krp_entry	= mark_entry,
 	.krp_return	= mark_return,
@@ -177,7 +226,7 @@ static int useful_enable_locked(void)
 	ret = mmtune_hooks_get(&useful_user);
 	if (ret)
 		return ret;
-	if (!mmtune_hook_held(&useful_user, MMT_HOOK_PTE_RETURN) ||
+	if (!mmtune_hook_held(&useful_user, MMT_HOOK_MAP_RETURN) ||
 	    !mmtune_hook_held(&useful_user, MMT_HOOK_ZAP)) {
 		mmtune_hooks_put(&useful_user);
 		pr_err("usefulness: a hook is unavailable (see info)\n");
@@ -186,7 +235,7 @@ static int useful_enable_locked(void)
 	counters_clear();
 	mmtune_auto_forget();	/* the hooks just placed: no count of before */
 	pgscan_from = mmtune_kernel_pgscan();
-	missed_from = mmtune_hook_missed(MMT_HOOK_PTE_RETURN);
+	missed_from = mmtune_hook_missed(MMT_HOOK_MAP_RETURN);
 	useful_on = true;
 	return 0;
 }
@@ -222,7 +271,7 @@ static const char *useful_absent(void)
 {
 	if (!MMTUNE_HAVE_PTE_MKOLD)
 		return "unavailable (no accessed-bit clear for this arch)";
-	if (mmtune_hook_state(MMT_HOOK_PTE_RETURN) == MMT_HOOK_UNAVAILABLE ||
+	if (mmtune_hook_state(MMT_HOOK_MAP_RETURN) == MMT_HOOK_UNAVAILABLE ||
 	    mmtune_hook_state(MMT_HOOK_ZAP) == MMT_HOOK_UNAVAILABLE)
 		return "unavailable (a hook is: see info)";
 	return NULL;
@@ -255,7 +304,7 @@ static int useful_show(struct seq_file *m, void *v)
 	seq_printf(m, "unmaps: %llu\n", s.zaps);
 	if (useful_on) {
 		seq_printf(m, "missed: %lu\n",
-			   mmtune_hook_missed(MMT_HOOK_PTE_RETURN) - missed_from);
+			   mmtune_hook_missed(MMT_HOOK_MAP_RETURN) - missed_from);
 		seq_printf(m, "reclaim_scanned: %llu\n",
 			   mmtune_kernel_pgscan() - pgscan_from);
 	}

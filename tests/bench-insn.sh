@@ -18,7 +18,7 @@
 #           hook, a callback per setter call)
 #   c       stats_enable 1, latency_enable 1 (counters and latency)
 #   u       usefulness_enable 1 alone (the measurement mode: a kretprobe
-#           on the PTE setter that makes fault-around's extra PTEs old;
+#           on filemap_map_pages that makes fault-around's extra PTEs old;
 #           its walk at unmap runs outside the markers)
 #   t       c_map with the trace events mmtune:fault_around and
 #           fault_around_mapped enabled, recorded into the ring buffer
@@ -28,6 +28,7 @@
 #           the cost of their static-key NOPs
 #   c_base  c_ctr with the module $MMT_BENCH_BASE_KO (another build, e.g.
 #           of the commit before a change: that change's cost, same run)
+#   u_base  u with the module $MMT_BENCH_BASE_KO
 #   p1      one policy rule, not matching faultbench
 #   p1m     one rule matching faultbench
 #   p32     32 rules, none matching (30 comm=, a pid=, a cgroup=)
@@ -50,7 +51,7 @@
 # Env: MMT_BENCH_ROUNDS (default 3), MMT_BENCH_MB file size (default 64),
 #      MMT_BENCH_PASSES passes per order (default "0:1 4:4 9:8"),
 #      MMT_BENCH_ORDERS, MMT_BENCH_CONFIGS (override the lists),
-#      MMT_BENCH_BASE_KO (the module of config c_base, never a default),
+#      MMT_BENCH_BASE_KO (the module of configs c_base and u_base, never a default),
 #      MMT_BENCH_OUT (default bench/RESULTS.md), MMT_BENCH_TOP (profile
 #      lines, default 15), MMT_BENCH_KEEP=1 (keep the work dir in /tmp),
 #      MMT_KERNEL (see vng.sh), MMT_BENCH_KO (a module built for that
@@ -115,6 +116,7 @@ guest() {
 		u) insmod "$ko" && echo 1 > $mmt/usefulness_enable ;;
 		c_base) insmod "${MMT_BENCH_BASE_KO:?}" && echo 0 > $mmt/latency_enable &&
 			echo 1 > $mmt/stats_enable ;;
+		u_base) insmod "${MMT_BENCH_BASE_KO:?}" && echo 1 > $mmt/usefulness_enable ;;
 		t) insmod "$ko" && echo 0 > $mmt/latency_enable && echo 1 > $mmt/mapped_enable &&
 			echo 1 > $mmt/stats_enable && echo > $trc/trace &&
 			echo 1 > $tev/fault_around/enable && echo 1 > $tev/fault_around_mapped/enable ;;
@@ -129,7 +131,7 @@ guest() {
 	teardown() {
 		case $1 in
 		c|c_ctr|c_map|c_base) echo "# $1 stats: $(tr '\n' ' ' < $mmt/stats)" ;;
-		u) echo "# u usefulness: $(tr '\n' ' ' < $mmt/usefulness)" ;;
+		u|u_base) echo "# $1 usefulness: $(tr '\n' ' ' < $mmt/usefulness)" ;;
 		t) echo 0 > $tev/enable; echo "# t events: $(grep -c ' fault_around' $trc/trace) in the buffer"
 			echo > $trc/trace ;;
 		p*) echo "# $1 policy: $(grep -cE '^(comm|pid|cgroup)=' $mmt/policy) rules; $(grep -m1 faultbench $mmt/policy)" ;;

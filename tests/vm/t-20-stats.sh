@@ -225,8 +225,8 @@ echo 1 > $MMT/latency_enable
 # make check run 100, check-debug's storm toggles under KASAN)
 TOGGLES=100
 [ "${MMT_LIGHT:-0}" = 1 ] && TOGGLES=30
-# hooks unavailable before them (this arch's or kernel's: set_pte_return
-# where the return address at a probe's entry is unknown) stay out of it
+# hooks unavailable before them (this arch's or kernel's: map_pages_return
+# where no accessed-bit clear exists) stay out of it
 unavail_before=$(grep '^hook_.*unavailable' $MMT/info | cut -d: -f1)
 # Under TCG the toggles run with one CPU online (tcg_one_cpu, whose
 # comment says why): the faulters, the knob writer and the toggler still

@@ -67,7 +67,7 @@ fi
 sect "on: the hooks"
 check "enable" wr $UE 1
 expect_eq "on" "$(cat $UE) $(cat $UP) $(uf state)" "1 1 on"
-expect_eq "hook_set_pte_return on" "$(info hook_set_pte_return | cut -d' ' -f1)" on
+expect_eq "hook_map_pages_return on" "$(info hook_map_pages_return | cut -d' ' -f1)" on
 expect_eq "hook_zap on" "$(info hook_zap | cut -d' ' -f1)" on
 [ -n "$(registered)" ] && ok "kretprobe and ftrace hook registered" || fail "nothing registered while on"
 
