@@ -24,8 +24,13 @@
  * order goes up one, below AUTO_LOWER down one, in between it stays: the
  * gap is the hysteresis (a stride-2 reader, 43-50 % useful at every
  * order, holds still).  At order 0 nothing is pre-mapped, so nothing
- * could ever say "raise": after AUTO_PROBE polls there without data the
- * rule tries order 1 again, and falls back if that is judged useless.
+ * could ever say "raise": once AUTO_PROBE of the rule's processes have
+ * ended there without data, the rule tries order 1 again, and falls back
+ * if that is judged useless.  Counted in processes, not in time: a
+ * program run once a minute would otherwise start every run at the
+ * probe's order (make bench-real's sparse reader did, 1.10 times order
+ * 0's instructions), and a rule whose processes do not end has nothing
+ * to judge a probe by.
  */
 #include <linux/atomic.h>
 #include <linux/cache.h>
@@ -42,7 +47,7 @@
 #define AUTO_MIN_PAGES	256	/* pre-mapped pages a judgement needs */
 #define AUTO_RAISE	750	/* per mille useful: raise at or above */
 #define AUTO_LOWER	250	/* lower below */
-#define AUTO_PROBE	10	/* polls at order 0 without data, then order 1 */
+#define AUTO_PROBE	10	/* processes ended at order 0, then order 1 */
 
 /* ---- the judgement (policy_lock) ---- */
 
@@ -55,23 +60,24 @@ void mmtune_auto_start(struct mmtune_auto *a, unsigned int order)
 
 /*
  * @p and @u: the rule's pre-mapped and untouched pages of its ended
- * processes since the rule was written.  True if the order changed.
+ * processes since the rule was written, @runs those processes.  True if
+ * the order changed.
  */
-bool mmtune_auto_judge(struct mmtune_auto *a, u64 p, u64 u,
+bool mmtune_auto_judge(struct mmtune_auto *a, u64 p, u64 u, u64 runs,
 		       unsigned int max_order)
 {
 	u64 dp = p - a->seen_p, du = u - a->seen_u;
 	unsigned int order = a->order;
 
 	if (dp < AUTO_MIN_PAGES) {
-		if (order || max_order < 1 || ++a->idle < AUTO_PROBE)
+		if (order || max_order < 1 || runs - a->seen_runs < AUTO_PROBE)
 			return false;
-		a->idle = 0;
+		a->seen_runs = runs;
 		a->useful = -1;
 		a->judged = 0;
 		order = 1;	/* a probe */
 	} else {
-		a->idle = 0;
+		a->seen_runs = runs;
 		a->seen_p = p;
 		a->seen_u = u;
 		a->judged = dp;
@@ -140,17 +146,18 @@ void notrace mmtune_auto_mapped(const struct mm_struct *mm, unsigned long gen,
 /*
  * @n pre-mapped pages found untouched in a zap of @mm.  In exit_mmap (no
  * users left) the mm's counts so far are handed over: true, with its
- * rule in *@idx and the pages in *@p and *@u; the later zaps of the same
- * exit_mmap (the same task runs them all) hand over their untouched pages
- * alone.  A slot whose mm ended is nobody's: a new mm at the same address
- * (mm_structs are reused at once: the next fork gets the last freed one)
- * counts nothing there until it pre-maps pages of its own.  So a forked
- * child, whose copy of its parent's page tables holds the parent's old
- * PTEs, never hands them over as the ended process's.
+ * rule in *@idx, the pages in *@p and *@u and 1 in *@runs (the process
+ * ended); the later zaps of the same exit_mmap (the same task runs them
+ * all) hand over their untouched pages alone.  A slot whose mm ended is
+ * nobody's: a new mm at the same address (mm_structs are reused at once:
+ * the next fork gets the last freed one) counts nothing there until it
+ * pre-maps pages of its own.  So a forked child, whose copy of its
+ * parent's page tables holds the parent's old PTEs, never hands them
+ * over as the ended process's.
  */
 bool notrace mmtune_auto_unmapped(struct mm_struct *mm, unsigned long n,
 				  unsigned long gen, unsigned int *idx,
-				  u64 *p, u64 *u)
+				  u64 *p, u64 *u, u64 *runs)
 {
 	struct auto_slot *s = slot_of(mm);
 	bool handed = false;
@@ -164,6 +171,7 @@ bool notrace mmtune_auto_unmapped(struct mm_struct *mm, unsigned long n,
 			*idx = s->idx;
 			*p = s->p;
 			*u = s->u;
+			*runs = 1;
 			s->p = 0;
 			s->u = 0;
 			s->ended = true;
@@ -174,6 +182,7 @@ bool notrace mmtune_auto_unmapped(struct mm_struct *mm, unsigned long n,
 		*idx = s->idx;
 		*p = 0;
 		*u = n;
+		*runs = 0;
 		handed = true;
 	}
 	raw_spin_unlock(&s->lock);

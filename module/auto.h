@@ -14,22 +14,23 @@
 /* One auto rule's state, written under policy_lock. */
 struct mmtune_auto {
 	unsigned int order;	/* in force: READ_ONCE() on the fault path */
-	unsigned int idle;	/* polls at order 0 without enough data */
 	u64 seen_p, seen_u;	/* the rule's learned counts already judged */
+	u64 seen_runs;		/* its ended processes at the last change */
 	u64 raised, lowered;	/* changes of order */
 	int useful;		/* per mille at the last judgement, -1 none */
 	u64 judged;		/* pre-mapped pages that judgement saw */
 };
 
 void mmtune_auto_start(struct mmtune_auto *a, unsigned int order);
-bool mmtune_auto_judge(struct mmtune_auto *a, u64 p, u64 u,
+bool mmtune_auto_judge(struct mmtune_auto *a, u64 p, u64 u, u64 runs,
 		       unsigned int max_order);
 
 /* Per process: what a process of an auto rule pre-mapped and left. */
 void mmtune_auto_mapped(const struct mm_struct *mm, unsigned long gen,
 			unsigned int idx, unsigned int n);
 bool mmtune_auto_unmapped(struct mm_struct *mm, unsigned long n,
-			  unsigned long gen, unsigned int *idx, u64 *p, u64 *u);
+			  unsigned long gen, unsigned int *idx, u64 *p, u64 *u,
+			  u64 *runs);
 void mmtune_auto_init(void);
 void mmtune_auto_forget(void);
 u64 mmtune_auto_lost(void);

@@ -138,6 +138,7 @@ struct policy_ctr {
 	u64 untouched;
 	u64 auto_p;		/* auto.c's: pre-mapped by ended processes */
 	u64 auto_u;		/* and left untouched by them */
+	u64 auto_runs;		/* those processes */
 };
 
 struct policy_set {
@@ -317,17 +318,18 @@ void notrace mmtune_policy_untouched(struct mm_struct *mm, unsigned long n)
 {
 	struct policy_set *set = rcu_dereference_sched(policy);
 	unsigned int idx;
-	u64 p, u;
+	u64 p, u, runs;
 
 	if (!set)
 		return;
 	if (n)
 		this_cpu_add(set->ctr[match(set)].untouched, n);
 	if (set->nr_auto &&
-	    mmtune_auto_unmapped(mm, n, set->gen, &idx, &p, &u) &&
+	    mmtune_auto_unmapped(mm, n, set->gen, &idx, &p, &u, &runs) &&
 	    idx < set->nr) {
 		this_cpu_add(set->ctr[idx].auto_p, p);
 		this_cpu_add(set->ctr[idx].auto_u, u);
+		this_cpu_add(set->ctr[idx].auto_runs, runs);
 	}
 }
 
@@ -413,6 +415,7 @@ static void ctr_sum(const struct policy_set *set, unsigned int idx,
 		sum->untouched += READ_ONCE(c->untouched);
 		sum->auto_p += READ_ONCE(c->auto_p);
 		sum->auto_u += READ_ONCE(c->auto_u);
+		sum->auto_runs += READ_ONCE(c->auto_runs);
 	}
 }
 
@@ -753,7 +756,7 @@ static void auto_judge_locked(struct policy_set *set)
 			continue;
 		ctr_sum(set, i, &c);
 		old = r->au.order;
-		if (!mmtune_auto_judge(&r->au, c.auto_p, c.auto_u,
+		if (!mmtune_auto_judge(&r->au, c.auto_p, c.auto_u, c.auto_runs,
 				       mmtune_max_order()))
 			continue;
 		auto_changes++;
