@@ -126,7 +126,9 @@ const char *mmtune_ctr_name(unsigned int i);
 extern const struct mmtune_feature mmtune_policy_feature;
 /* sysfs policy/: @what is one of MMT_ABI_POLICY's names */
 int mmtune_policy_sysfs(const char *what, char *buf);
-/* usefulness.c's per-rule counts; preemption off */
+/* usefulness.c's window and per-rule counts; preemption off */
+void mmtune_policy_window(const struct vm_fault *vmf, unsigned long *start,
+			  unsigned long *end);
 void mmtune_policy_prefaulted(struct mm_struct *mm, unsigned int n);
 void mmtune_policy_untouched(struct mm_struct *mm, unsigned long n);
 

@@ -231,13 +231,35 @@ static __always_inline unsigned int match(const struct policy_set *set)
  * does.  It only ever shrinks the window.  Tells the later callbacks (the
  * trace event) the window asked for, the rule (-1: none) and the order.
  */
+/*
+ * Narrow [*@start, *@end] to the aligned block of 2^@order pages holding
+ * @vmf's fault, in page table slots; nothing if it is not a window around
+ * the fault.  A narrowed window stays as it is.
+ */
+static __always_inline void narrow(const struct vm_fault *vmf,
+				   unsigned int order, unsigned long *start,
+				   unsigned long *end)
+{
+	unsigned long pgoff = vmf->pgoff, nr = 1UL << order, before, after;
+
+	if (*start > pgoff || pgoff > *end)
+		return;
+	/* "before" slots of the block precede the faulting page */
+	before = ((vmf->address >> PAGE_SHIFT) & (PTRS_PER_PTE - 1)) & (nr - 1);
+	after = nr - 1 - before;
+	if (pgoff - *start > before)
+		*start = pgoff - before;
+	if (*end - pgoff > after)
+		*end = pgoff + after;
+}
+
 static void notrace policy_fault_around(struct mmtune_hook_call *c)
 {
 	struct ftrace_regs *fregs = c->fregs;
 	const struct vm_fault *vmf = (void *)mmtune_fregs_arg(fregs, 0);
 	unsigned long start = mmtune_fregs_arg(fregs, 1);
 	unsigned long end = mmtune_fregs_arg(fregs, 2);
-	unsigned long pgoff, nr, before, after;
+	unsigned long s = start, e = end;
 	struct policy_set *set;
 	unsigned int idx, order;
 
@@ -256,20 +278,29 @@ static void notrace policy_fault_around(struct mmtune_hook_call *c)
 	c->rule = idx < set->nr ? idx : -1;
 	c->order = order;
 
-	pgoff = vmf->pgoff;
-	if (start > pgoff || pgoff > end)
-		return;		/* not a window around the fault */
-	/*
-	 * The aligned block of 2^order pages holding the fault, in page
-	 * table slots: "before" slots of it precede the faulting page.
-	 */
-	nr = 1UL << order;
-	before = ((vmf->address >> PAGE_SHIFT) & (PTRS_PER_PTE - 1)) & (nr - 1);
-	after = nr - 1 - before;
-	if (pgoff - start > before)
-		mmtune_fregs_set_arg(fregs, 1, pgoff - before);
-	if (end - pgoff > after)
-		mmtune_fregs_set_arg(fregs, 2, pgoff + after);
+	narrow(vmf, order, &s, &e);
+	if (s != start)
+		mmtune_fregs_set_arg(fregs, 1, s);
+	if (e != end)
+		mmtune_fregs_set_arg(fregs, 2, e);
+}
+
+/*
+ * The window filemap_map_pages(@vmf, *@start, *@end) maps once the policy
+ * has narrowed it, for usefulness.c's return probe, which may see the
+ * arguments before or after the policy's hook does (preemption off).
+ */
+void notrace mmtune_policy_window(const struct vm_fault *vmf,
+				  unsigned long *start, unsigned long *end)
+{
+	struct policy_set *set = rcu_dereference_sched(policy);
+	unsigned int idx;
+
+	if (!set)
+		return;
+	idx = match(set);
+	narrow(vmf, idx < set->nr ? rule_order(&set->rule[idx]) :
+	       READ_ONCE(mmtune_fa_base), start, end);
 }
 
 /*

@@ -10,12 +10,15 @@
  * x86 maps every one young.  So while the measurement is on:
  *
  *  - around filemap_map_pages (a kretprobe): at its entry, which PTEs of
- *    its window are not empty; at its return, each that it filled but
- *    the faulting page's has its accessed bit cleared, under the page
- *    table lock, and is counted: "prefaulted".  The faulting thread has
- *    not returned to user space, so no access of its own is lost.  On
- *    arm64 without a hardware access flag the process's first touch of
- *    such a page is an access-flag fault (a minor fault, counted as one).
+ *    its window (as the policy narrows it: the kernel's size is raised
+ *    to the largest rule's, and a walk of that would cost a rule of
+ *    order 0 512 PTE reads a fault) are not empty; at its return, each
+ *    that it filled but the faulting page's has its accessed bit
+ *    cleared, under the page table lock, and is counted: "prefaulted".
+ *    The faulting thread has not returned to user space, so no access of
+ *    its own is lost.  On arm64 without a hardware access flag the
+ *    process's first touch of such a page is an access-flag fault (a
+ *    minor fault, counted as one).
  *
  *  - at the entry of unmap_page_range (7.x: __zap_vma_range, the same
  *    arguments; ftrace), before the zap of a file
@@ -109,7 +112,11 @@ static int notrace mark_entry(struct kretprobe_instance *ri,
 	unsigned int i;
 	pte_t *pte;
 
-	if (!vmf || last < first || last - first >= MARK_MAX ||
+	if (!vmf)
+		return 1;
+	/* the window the call maps: the kernel's, narrowed by the policy */
+	mmtune_policy_window(vmf, &first, &last);
+	if (last < first || last - first >= MARK_MAX ||
 	    first < vmf->vma->vm_pgoff)
 		return 1;
 	d->vma = vmf->vma;
