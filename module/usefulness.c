@@ -119,6 +119,15 @@ static int notrace mark_entry(struct kretprobe_instance *ri,
 	if (last < first || last - first >= MARK_MAX ||
 	    first < vmf->vma->vm_pgoff)
 		return 1;
+	if (last == first) {
+		/*
+		 * Order 0 (a rule's, under the raised kernel size): nothing
+		 * is pre-mapped, no return to see; the process still counts
+		 * for an auto rule as one that ran at order 0 (auto.c).
+		 */
+		mmtune_policy_prefaulted(vmf->vma->vm_mm, 0);
+		return 1;
+	}
 	d->vma = vmf->vma;
 	d->pmdp = vmf->pmd;
 	d->fault = vmf->address & PAGE_MASK;
