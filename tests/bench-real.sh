@@ -23,7 +23,10 @@
 # program: its binary is run through a symlink named f_NAME for the fixed
 # orders (MMT_REAL_ORDERS, default "0 2 4 6 9", usefulness_enable 0) and
 # a_NAME for auto (order=auto, usefulness_enable 1: what auto needs, and
-# pays), the comm being the name the program was started by.  Auto's rules first learn from MMT_REAL_LEARN
+# pays) and for "held" (the same rules with usefulness_enable 0: each
+# holds the order it learned and pays no measurement, as a user who turns
+# the measurement off once the orders settle), the comm being the name the
+# program was started by.  Auto's rules first learn from MMT_REAL_LEARN
 # runs of each workload (default 6), then every configuration runs each
 # workload once per round, interleaved (the configuration rotates each
 # round), MMT_REAL_ROUNDS rounds (default 3).  The auto rules stay in
@@ -32,8 +35,9 @@
 #
 # The host prints, per workload, the median instructions per run of each
 # configuration as a ratio to the best fixed order, the spread
-# ((max - min) / median) and auto's orders; writes that section into
-# bench/RESULTS.md and the plot bench/real-programs.svg.
+# ((max - min) / median) and the orders auto and held ran at; writes
+# that section into bench/RESULTS.md and the plot
+# bench/real-programs.svg.
 #
 # Env: MMT_REAL_ORDERS, MMT_REAL_ROUNDS, MMT_REAL_LEARN, MMT_REAL_WORKLOADS
 #      (a subset of the names above), MMT_BENCH_OUT (default
@@ -46,7 +50,7 @@ ORDERS=${MMT_REAL_ORDERS:-"0 2 4 6 9"}
 ROUNDS=${MMT_REAL_ROUNDS:-3}
 LEARN=${MMT_REAL_LEARN:-6}
 WORKLOADS=${MMT_REAL_WORKLOADS:-"sqlite_scan sqlite_point git_grep python3 cc1 mmstress_seq mmstress_sparse"}
-CONFIGS="$ORDERS auto"
+CONFIGS="$ORDERS auto held"
 SECS=0 MB=64
 export MMT_REAL_ORDERS="$ORDERS" MMT_REAL_LEARN="$LEARN" MMT_REAL_WORKLOADS="$WORKLOADS"
 . "$TOP/tests/bench-lib.sh"
@@ -155,6 +159,8 @@ guest() {
 			c=${cfgs[$(( (i + r - 1) % n ))]}	# rotated every round
 			if [ "$c" = auto ]; then
 				echo 1 > $mmt/usefulness_enable
+			elif [ "$c" = held ]; then
+				echo 0 > $mmt/usefulness_enable	# orders as learned
 			else
 				echo 0 > $mmt/usefulness_enable
 				rules "$c" > /var/tmp/rules && cat /var/tmp/rules > $mmt/policy
@@ -162,7 +168,7 @@ guest() {
 			for w in $WORKLOADS; do
 				o=$c
 				p=f
-				[ "$c" = auto ] && p=a &&
+				[ "$c" = auto ] || [ "$c" = held ] && p=a &&
 					o=$(sed -n "s/^comm=a_$(comm_of "$w") order=auto #.* auto_order=\([0-9]*\).*/\1/p" $mmt/policy)
 				# deferred work of the last run (RCU, kworkers) and
 				# auto's judgement happen here, not in the count
@@ -220,37 +226,38 @@ real_join() {
 }
 
 # real_table CSV: per workload, each configuration's median as a ratio to
-# the best fixed order's, with its spread; auto's orders
+# the best fixed order's, with its spread; the orders auto and held ran at
 real_table() {
 	awk -F, -v configs="$CONFIGS" -v workloads="$WORKLOADS" -v what="$2" "$BENCH_AWK_SORT"'
 	function med(a, n) { sort(a, n); return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
 	NR > 1 {
 		key = $4 SUBSEP $3; i = ++n[key]
 		v[key, i] = what == "kernel" ? $8 : $7 + $8
-		if ($3 == "auto") ao[$4] = ao[$4] (ao[$4] == "" ? "" : ",") $5
+		if ($3 == "auto" || $3 == "held") ao[$4, $3] = ao[$4, $3] (ao[$4, $3] == "" ? "" : ",") $5
 		if ($6 != 0) bad[$4 SUBSEP $3] = 1
 	}
 	END {
 		nc = split(configs, cs, " "); nw = split(workloads, ws, " ")
 		printf "| workload |"; for (y = 1; y <= nc; y++) printf " %s |", cs[y] ~ /^[0-9]/ ? "order " cs[y] : cs[y]
-		printf " best fixed | auto / best |\n|---|"; for (y = 1; y <= nc + 2; y++) printf "---|"; print ""
+		printf " best fixed | auto / best | held / best |\n|---|"; for (y = 1; y <= nc + 3; y++) printf "---|"; print ""
 		for (x = 1; x <= nw; x++) {
 			w = ws[x]; best = ""; bo = ""
 			for (y = 1; y <= nc; y++) {
 				key = w SUBSEP cs[y]; m = n[key]; if (!m) continue
 				delete a; for (i = 1; i <= m; i++) a[i] = v[key, i]
 				M[y] = med(a, m); S[y] = M[y] ? 100 * (a[m] - a[1]) / M[y] : 0
-				if (cs[y] != "auto" && (best == "" || M[y] < best)) { best = M[y]; bo = cs[y] }
+				if (cs[y] ~ /^[0-9]/ && (best == "" || M[y] < best)) { best = M[y]; bo = cs[y] }
 			}
 			printf "| %s |", w
 			for (y = 1; y <= nc; y++) {
 				key = w SUBSEP cs[y]
 				if (!n[key]) { printf " - |"; continue }
-				printf " %.3f ±%.1f%%%s%s |", M[y] / best, S[y], cs[y] == "auto" ? " (" ao[w] ")" : "", (key in bad) ? " (failed)" : ""
+				printf " %.3f ±%.1f%%%s%s |", M[y] / best, S[y], cs[y] !~ /^[0-9]/ ? " (" ao[w, cs[y]] ")" : "", (key in bad) ? " (failed)" : ""
 				if (cs[y] == "auto") am = M[y]
+				if (cs[y] == "held") hm = M[y]
 			}
 			printf " order %s, %.1f M |", bo, best / 1e6
-			printf " %.3f |\n", am / best
+			printf " %.3f | %.3f |\n", am / best, hm / best
 		}
 	}' "$1"
 }
@@ -260,7 +267,7 @@ real_plot() {
 	# one block per workload: "INDEX RATIO" per configuration
 	real_table "$1" total | awk -F'|' 'NR > 2 {
 		if (NR > 3) printf "\n\n"
-		for (i = 3; i < NF - 2; i++) { split($i, f, " "); print i - 3, f[1] }
+		for (i = 3; i < NF - 3; i++) { split($i, f, " "); print i - 3, f[1] }
 	}' > "$dir/plot.dat"
 	gnuplot <<-EOF
 	set terminal svg size 900,480 font "sans,11" noenhanced
@@ -277,6 +284,8 @@ real_plot() {
 	EOF
 }
 
+# the module's commit, and whether the tree differed from it
+MOD=$(git -C "$TOP" describe --always --dirty=", modified" 2>/dev/null || echo "not a git tree")
 t0=$(date +%s)
 bench_vm "$TOP/tests/bench-real.sh"
 wall=$(( $(date +%s) - t0 ))
@@ -288,10 +297,12 @@ OUT=${MMT_BENCH_OUT:-$TOP/bench/RESULTS.md}
 	echo "\`make bench-real\` (tests/bench-real.sh): each run counted whole (all its"
 	echo "processes, user and kernel mode) by the TCG plugin on a 1-vCPU guest;"
 	echo "$ROUNDS rounds, configurations interleaved; auto learned from $LEARN runs of"
-	echo "each workload first, and pays the usefulness measurement it needs."
+	echo "each workload first, and pays the usefulness measurement it needs;"
+	echo "held is the same rules with usefulness_enable 0 (each holds the order"
+	echo "it learned, no measurement)."
 	echo "Median of the runs as a ratio to the best fixed order's median, ±"
-	echo "the spread ((max - min) / median); auto's column lists the order in force"
-	echo "at each of its runs. VM run: ${wall} s."
+	echo "the spread ((max - min) / median); auto's and held's columns list the"
+	echo "order in force at each of their runs. VM run: ${wall} s. Module: $MOD."
 	echo
 	echo "All instructions (user and kernel):"
 	echo
