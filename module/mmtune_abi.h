@@ -125,9 +125,10 @@ static const char *const mmt_abi_latency[] __maybe_unused = {
 	"no_fault_around_buckets", NULL
 };
 
-/* sysfs policy/: hits and pages are arrays, one number per rule. */
+/* sysfs policy/: hits, pages and orders are arrays, one number per rule. */
 static const char *const mmt_abi_policy[] __maybe_unused = {
-	"rules", "default_hits", "default_pages", "hits", "pages", NULL
+	"rules", "default_hits", "default_pages", "hits", "pages", "orders",
+	NULL
 };
 
 /*

@@ -1131,6 +1131,12 @@ int mmtune_policy_sysfs(const char *what, char *buf)
 			len = sysfs_emit(buf, "unavailable\n");
 		else
 			len = sysfs_emit(buf, "%llu\n", what[8] == 'h' ? c.hits : c.pages);
+	} else if (!strcmp(what, "orders")) {
+		/* the order each rule gives now: an auto rule's moves */
+		for (i = 0; set && i < set->nr; i++)
+			len += sysfs_emit_at(buf, len, "%s%u", i ? " " : "",
+					     rule_order(&set->rule[i]));
+		len += sysfs_emit_at(buf, len, "\n");
 	} else if (what[0] == 'p' && !pages) {
 		len = sysfs_emit(buf, "unavailable\n");
 	} else {

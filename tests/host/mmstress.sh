@@ -57,6 +57,10 @@ mms_host() {
 	run "$MMS" seq -s 1M -o 0,3 --warmup 0 -q -F json -f "$dir"
 	mms_json "mmstress under comm=mmstress order=1: effective order 1" \
 		"m['policy_rule'] == 'comm=mmstress order=1' and [(r['order'], r['effective_order']) for r in runs] == [(0, 1), (3, 1)]"
+	printf '# rules 3/32\ncomm=other order=auto # hits=0 pages=- auto_order=2 raised=0 lowered=2 learned=900 useful=10.0%%\ncomm=mmstress order=auto # hits=0 pages=- auto_order=7 raised=3 lowered=0 learned=9000 useful=99.0%%\ncomm=mmstress order=1 # hits=0 pages=-\n' > "$T/policy"
+	run "$MMS" seq -s 1M -o 0 --warmup 0 -q -F json -f "$dir"
+	mms_json "mmstress under comm=mmstress order=auto: effective order its auto_order (7)" \
+		"m['policy_rule'] == 'comm=mmstress order=auto' and [r['effective_order'] for r in runs] == [7]"
 	if [ -n "$cg" ]; then
 		printf '# rules 2/32\ncgroup=%s order=2 # hits=0 pages=-\ncomm=mmstress order=1 # hits=0 pages=-\n' "$cg" > "$T/policy"
 		run "$MMS" seq -s 1M -o 0 --warmup 0 -q -F json -f "$dir"

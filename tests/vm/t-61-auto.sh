@@ -6,8 +6,10 @@
 # page table) falls to 0, and order 0 probes order 1 once 10 runs ended
 # there (not after a time: 3 s idle probe nothing); seq
 # --stride 2 (43-50 % useful at every order) holds still; with the
-# usefulness measurement off nothing is learned; a write that keeps the
-# rule keeps what it learned. Each change is counted
+# usefulness measurement off nothing is learned, and a learned order
+# holds (mmstress reports it as the run's effective order, and the run's
+# faults are max_order's); a write that keeps the rule keeps what it
+# learned. Each change is counted
 # on the rule's line and in info, and is a mmtune:auto_order event.
 # A light matrix cell runs the climb only (the fall, the probe and the
 # hold are the same code on every kernel of an arch).
@@ -31,6 +33,8 @@ trap cleanup EXIT
 
 # af FIELD: FIELD's value on the comm=mmstress order=auto line
 af() { sed -n "s/^comm=mmstress order=auto #.* $1=\([^ ]*\).*/\1/p" $MMT/policy; }
+# csv COLUMN: COLUMN of the last mms run's row
+csv() { awk -F, -v c="$1" '/^#/ { next } !k { for (i = 1; i <= NF; i++) if ($i == c) k = i; next } { print $k; exit }' "$WORK/out"; }
 # mms ARGS...: one mmstress run (a process that ends: what auto learns
 # from), then past the policy's next poll, which judges it
 mms() {
@@ -97,6 +101,16 @@ changes=$((changes + MAX - D))
 check "a write with the same rule and one more" \
 	pwrite "comm=other order=2\n$(rules | grep mmstress)\n"
 expect_eq "the write kept what the rule learned" "$(af auto_order) $(af raised)" "$MAX $((MAX - D))"
+# README: learn, then turn the measurement off to hold the orders
+check "usefulness off after learning" wr $UE 0
+mms seq -s "$S" --touch page
+expect_eq "off: holds max_order, no change" "$(af auto_order) $(af raised) $(af lowered)" "$MAX $((MAX - D)) 0"
+expect_eq "off: mmstress's effective order is the rule's" "$(csv effective_order)" "$MAX"
+f=$(csv minor_faults)
+[ "${f:-x}" -ge 0 ] 2>/dev/null && [ "$f" -lt $((16384 >> (MAX - 1))) ] &&
+	ok "off: the run faulted at max_order ($f faults for 16384 pages)" ||
+	fail "off: $f faults for 16384 pages, want fewer than $((16384 >> (MAX - 1))) (order $MAX)"
+check "usefulness back on" wr $UE 1
 if [ -w $EV/enable ]; then
 	echo 0 > $EV/enable
 	expect_eq "one auto_order event a change" "$(grep -c ' auto_order: ' $TR/trace)" "$((MAX - D))"

@@ -169,6 +169,16 @@ expect_eq "status works (exit 0)" "$?" 0
 expect_eq "status: interface under lockdown" "$(sed -n 's/^interface: *//p' "$WORK/st")" "parameters and $SYS"
 expect_eq "status: lockdown integrity" "$(sed -n 's/^lockdown: *//p' "$WORK/st")" integrity
 check "mmtunectl policy show" "$CTL" policy show
+# an auto rule's order, learned or not, readable without debugfs
+check "policy: an auto rule" wr $PAR/policy "comm=mmt-a order=2
+comm=mmt-b order=auto"
+expect_eq "policy/orders: each rule's, the auto one's its order now" \
+	"$(sysv policy/orders)" "2 $(sysv info/base_order)"
+"$CTL" policy show > "$WORK/pol" 2>&1
+grep -Eq "^comm=mmt-b order=auto .* auto_order=$(sysv info/base_order)( |\$)" "$WORK/pol" &&
+	ok "mmtunectl policy show: the auto rule's auto_order" ||
+	fail "mmtunectl policy show: no auto_order: $(grep mmt-b "$WORK/pol")"
+check "policy: clear the auto rule" wr $PAR/policy clear
 
 check "rmmod under lockdown" rmmod mmtune
 check "no $SYS after unload" test ! -e $SYS

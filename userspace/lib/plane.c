@@ -171,23 +171,23 @@ static int read_latency(struct out *o)
 	return 0;
 }
 
-/* "H pages=P" of counter i of two arrays ("-" when pages are not counted). */
+/* " hits=H pages=P" of counter i of two arrays ("-": pages not counted). */
 static void put_ctr(struct out *o, const unsigned long long *h, int nh,
 		    const unsigned long long *pg, int np, int i)
 {
 	put(o, " hits=%llu pages=", i < nh ? h[i] : 0);
 	if (i < np)
-		put(o, "%llu\n", pg[i]);
+		put(o, "%llu", pg[i]);
 	else
-		put(o, "-\n");
+		put(o, "-");
 }
 
 /* The debugfs policy text: header comments, then each rule and its counters. */
 static int read_policy(struct out *o)
 {
-	static unsigned long long h[2], hits[64], pages[64];
+	static unsigned long long h[2], hits[64], pages[64], orders[64];
 	char v[VAL_MAX], rules[VAL_MAX], p[PATH_MAX], *line, *save;
-	int nh, np, i = 0;
+	int nh, np, no, i = 0;
 
 	param_path(p, sizeof(p), "policy");
 	if (read_value(p, rules, sizeof(rules)) ||
@@ -207,16 +207,19 @@ static int read_policy(struct out *o)
 	}
 	nh = read_array("policy", "default_hits", h, 1);
 	np = read_array("policy", "default_pages", h + 1, 1);
-	put(o, " hits=%llu pages=", nh == 1 ? h[0] : 0);
-	if (np == 1)
-		put(o, "%llu\n", h[1]);
-	else
-		put(o, "-\n");
+	put_ctr(o, h, nh, h + 1, np, 0);
+	put(o, "\n");
 	nh = read_array("policy", "hits", hits, 64);
 	np = read_array("policy", "pages", pages, 64);
+	/* a module before policy/orders: auto rules without their order */
+	no = read_array("policy", "orders", orders, 64);
 	for (line = strtok_r(rules, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		put(o, "%s #", line);
-		put_ctr(o, hits, nh, pages, np, i++);
+		put_ctr(o, hits, nh, pages, np, i);
+		if (i < no && strstr(line, " order=auto"))
+			put(o, " auto_order=%llu", orders[i]);
+		put(o, "\n");
+		i++;
 	}
 	return 0;
 }

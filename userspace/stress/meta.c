@@ -141,9 +141,25 @@ static int rule_matches(const char *key, const char *val, const char *comm, cons
 }
 
 /*
+ * The order of rule LINE, which reads "KEY=VALUE order=ORD # ...": ORD, or
+ * for ORD "auto" the order in force (" auto_order=N" after the '#'); -1 if
+ * unreadable.
+ */
+static int line_order(const char *line, const char *ord)
+{
+	const char *a = strstr(line, " auto_order=");
+	int order;
+
+	if (!strcmp(ord, "auto"))
+		return a && sscanf(a, " auto_order=%d", &order) == 1 ? order : -1;
+	return sscanf(ord, "%d", &order) == 1 && order >= 0 ? order : -1;
+}
+
+/*
  * The policy's first rule matching this process (first match wins, as in
- * the module): its order, the rule in rule[]; -1 when none matches or the
- * policy cannot be read (no module, not root, lockdown).
+ * the module): its order (an auto rule's: the one in force now), the rule
+ * in rule[]; -1 when none matches or the policy cannot be read (no
+ * module, not root, lockdown).
  */
 static int policy_order(char *rule, size_t len)
 {
@@ -162,16 +178,15 @@ static int policy_order(char *rule, size_t len)
 	}
 	own_cgroup(cg, sizeof(cg));
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char key[16], val[4096];
-		int order;
+		char key[16], val[4096], ord[8];
 
 		if (line[0] == '#')
 			continue;
-		if (sscanf(line, "%15[a-z]=%4095s order=%d", key, val, &order) != 3 || order < 0)
+		if (sscanf(line, "%15[a-z]=%4095s order=%7s", key, val, ord) != 3)
 			continue;
 		if (rule_matches(key, val, comm, cg)) {
-			snprintf(rule, len, "%s=%s order=%d", key, val, order);
-			return order;
+			snprintf(rule, len, "%s=%s order=%s", key, val, ord);
+			return line_order(line, ord);
 		}
 	}
 	return -1;
