@@ -22,6 +22,20 @@ order() { cat $MMT/fault_around_order; }
 # sect TEXT: a section of a suite, with the seconds since it started
 sect() { echo "# [${SECONDS:-?}s] $*"; }
 
+# running ERE: whether a process whose command line (its arguments joined
+# by spaces) matches ERE is alive, this shell aside: pgrep -f without
+# procps, which the matrix's busybox guests lack (pgrep there was "not
+# found", so a check built on it could not fail).  The pids are those
+# alive at the start: the grep that reads a command line is not among them.
+running() {
+	for _p in /proc/[0-9]*; do
+		[ "$_p" = "/proc/$$" ] && continue
+		_c=$(tr '\0' ' ' < "$_p/cmdline" 2>/dev/null) || continue
+		printf '%s\n' "$_c" | grep -Eq -- "$1" && return 0
+	done
+	return 1
+}
+
 # rules: the policy's rule lines, without its comments and counters
 rules() { grep -v '^#' $MMT/policy | sed 's/ *#.*//'; }
 # pwrite TEXT: write TEXT (printf %b escapes) to the policy in one

@@ -77,7 +77,7 @@ ls -d $CGR/mmtune-tune.* > /dev/null 2>&1 && fail "tune left $(ls -d $CGR/mmtune
 # what the command leaves running is killed with the cgroup
 "$CTL" tune --orders 0 --repeat 1 -- sh -c "sleep 1000 & true" > /dev/null 2> "$WORK/tune.err"
 expect_eq "tune of a command leaving a daemon: exit 0" "$?" 0
-pgrep -f "^sleep 1000" > /dev/null && fail "tune left 'sleep 1000' running" || ok "tune killed what the command left"
+running "^sleep 1000" && fail "tune left 'sleep 1000' running" || ok "tune killed what the command left"
 
 # --apply-comm NAME: that rule, put first, the user's rules kept after it
 "$CTL" tune --orders 0,$MAX --repeat 2 --apply-comm fpolicy0x -- sh -c "'$FP' '$F' > /dev/null; true" \
@@ -162,6 +162,6 @@ expect_eq "run SIGTERM: 128 + 15" "$?" 143
 BG=""
 expect_eq "run SIGTERM: rules as found" "$(rules)" "comm=fpolicy0 order=1"
 ls -d $CGR/mmtune-run.* > /dev/null 2>&1 && fail "run left $(ls -d $CGR/mmtune-run.*)" || ok "run: cgroup removed"
-pgrep -f "^sleep 100" > /dev/null && fail "run SIGTERM left sleep running" || ok "run SIGTERM: nothing left running"
+running "^sleep 100" && fail "run SIGTERM left sleep running" || ok "run SIGTERM: nothing left running"
 pwrite clear > /dev/null
 
