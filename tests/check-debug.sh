@@ -106,13 +106,9 @@ ktap_end
 echo "# guest (tests/debug/guest.sh): suites ${MMT_DEBUG_SUITES:-all}; parts ${MMT_DEBUG_PARTS:-storm fuzz hotplug reports}; cycles ${MMT_DEBUG_CYCLES:-500}, fuzz ${MMT_DEBUG_FUZZ:-10000}, hotplug rounds ${MMT_DEBUG_HOTPLUG:-20}"
 export MMT_DEBUG_FUZZER=$OUT/knobfuzz
 export MMT_TEST_TIMEOUT=${MMT_TEST_TIMEOUT:-1800}
-# Single-threaded TCG (both vCPUs round-robin in one host thread): with a
-# host thread per vCPU, a vCPU can go on running its stale translation of
-# the text that ftrace patches from the other one, and the storm's
-# load/unload cycles wedged the guest after 3 cycles (console silent, both
-# threads spinning). One thread keeps the guest SMP (two CPUs, IPIs,
-# preemption and lock contention between them, for lockdep) and the
-# patching coherent, and takes one host core, not two.
+# Single-threaded TCG, vng.sh's default (its comment says why): with a
+# host thread per vCPU the storm's load/unload cycles wedged this guest
+# after 3 cycles (console silent, both threads spinning).
 # 1 GiB: every pfn_valid/mode write of a fresh load runs the module's
 # cross-check sweep over every pfn, which with KASAN under TCG took more
 # than its 8 s limit over 2 GiB while the storm's load ran (the write
@@ -124,7 +120,6 @@ unshare --mount --propagation private /bin/sh -ec '
 	mount -t overlay -o "lowerdir=$1:/lib/modules" mmtune-debug /lib/modules
 	shift; exec "$@"' sh "$MODROOT/lib/modules" \
 	tests/vm/vng.sh --kernel "$DIR/bzImage" --cpus 2 --memory 1G --numa \
-	--qemu-arg "-accel tcg,thread=single" \
 	--append movablecore=512M --append log_buf_len=16M --verbose \
 	--timeout "${MMT_VM_TIMEOUT:-21600}" -- tests/debug/guest.sh \
 	> "$OUT/guest.log" 2> "$OUT/console.log" &

@@ -25,7 +25,8 @@
 # Env: MMT_BOOT_INITRD, MMT_BOOT_LOG: another initramfs than the cell's
 # initramfs.gz, another console log than its console.log (make check-trace);
 # MMT_QEMU_ARGS: more qemu arguments, split at spaces (tests/bench-cell.sh:
-# -icount and the TCG plugin); MMT_VM_CPUS, MMT_VM_MEMORY (MiB).
+# -icount and the TCG plugin); MMT_VM_CPUS, MMT_VM_MEMORY (MiB);
+# MMT_TCG_THREAD: multi for a host thread per vCPU (default single).
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -56,6 +57,9 @@ riscv64)
 	q=(qemu-system-riscv64 -M virt -cpu rv64 -bios default)
 	append="console=ttyS0 $append" ;;
 esac
+# Single-threaded TCG, as in tests/vm/vng.sh (whose comment says why):
+# a vCPU of its own thread can keep running text another one has patched.
+q+=(-accel "tcg,thread=${MMT_TCG_THREAD:-single}")
 # shellcheck disable=SC2206 # MMT_QEMU_ARGS: more qemu arguments, split at spaces
 q+=(${MMT_QEMU_ARGS:-})
 q+=(-m "$mem" -smp "$smp" -display none -monitor none -serial stdio -no-reboot

@@ -24,7 +24,23 @@
 #   --qemu-arg ARG    extra qemu arguments, split at spaces (repeatable;
 #                     e.g. '-plugin /path/libinsncount.so,out=/tmp/x' for
 #                     tests/bench-insn.sh)
+#   --tcg-threads T   single (default; $MMT_TCG_THREAD) or multi: TCG's
+#                     vCPUs in one host thread, round-robin, or a thread
+#                     each (see below)
 #   --verbose         show the kernel's boot console on stderr
+#
+# Single-threaded TCG by default: with a host thread per vCPU, a vCPU that
+# translates text while another vCPU patches it (ftrace's and kprobes'
+# text_poke_bp() on the fault path, static keys) can keep the stale
+# translation after the patching is done, which real CPUs and KVM do not:
+# a CPU looping on an int3 that is no longer in memory, a writer waiting for
+# it.  The storm of make check-debug wedged the guest after 3 cycles so,
+# and make check's guest in CI once sat in a 2-byte write to a knob file
+# until the 45-minute VM timeout.  One thread keeps the guest SMP (two
+# CPUs, IPIs, preemption and lock contention between them) and its text
+# coherent, and takes one host core, not two: with another guest beside it
+# on this 2-core host, t-40-policy took 85 s so, 135-190 s with a thread
+# per vCPU (2026-12-03).
 #
 # What the guest sees: the host's root filesystem read-only (9p), so the work
 # tree (same path) and /lib/modules; /tmp is a writable overlay of the host's
@@ -42,11 +58,12 @@ memory=2G
 cpus=2
 numa=0
 tmo=900
+threads=${MMT_TCG_THREAD:-single}
 verbose=0
 append=()
 qemu=()
 
-usage() { sed -n '4,27p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '4,30p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -57,6 +74,7 @@ while [ $# -gt 0 ]; do
 	--timeout) tmo=$2; shift 2 ;;
 	--append) append+=(--append "$2"); shift 2 ;;
 	--qemu-arg) qemu+=("--qemu-opts=$2"); shift 2 ;;
+	--tcg-threads) threads=$2; shift 2 ;;
 	--verbose) verbose=1; shift ;;
 	--) shift; break ;;
 	-h|--help) usage ;;
@@ -64,6 +82,10 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ $# -gt 0 ] || usage
+case $threads in
+single|multi) ;;
+*) echo "vng.sh: --tcg-threads: single or multi, not '$threads'" >&2; exit 2 ;;
+esac
 
 [ -x "$VNG_DIR/usr/bin/vng" ] || {
 	echo "vng.sh: virtme-ng not found in $VNG_DIR: run tests/setup.sh" >&2; exit 1; }
@@ -94,6 +116,7 @@ fi
 args=(--run "$kernel" --disable-kvm --cpus "$cpus" --memory "${mem_mb}M" --user root
 	"${numa_args[@]}")
 [ $verbose = 1 ] && args+=(--verbose)
+args+=(--qemu-opts="-accel tcg,thread=$threads")
 args+=("${append[@]}" "${qemu[@]}")
 
 # The command, quoted for the guest's bash; MMT_* variables go along.
