@@ -76,6 +76,9 @@ tcg=single
 case $BASE_ARCH/${MMU:-}/${MMT_PPC_MMU:-} in
 riscv64/*|ppc64le/hash/*|ppc64le/*/hash) tcg=multi ;;
 esac
+# -icount (tests/bench-cell.sh) takes one thread: "No MTTCG when icount is
+# enabled", QEMU says otherwise
+case " ${MMT_QEMU_ARGS:-} " in *" -icount "*) tcg=single ;; esac
 q+=(-accel "tcg,thread=${MMT_TCG_THREAD:-$tcg}")
 # shellcheck disable=SC2206 # MMT_QEMU_ARGS: more qemu arguments, split at spaces
 q+=(${MMT_QEMU_ARGS:-})
