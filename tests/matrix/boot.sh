@@ -62,19 +62,24 @@ esac
 # vCPU of its own thread can keep running text another one patched live
 # (x86's text_poke_bp(), ppc64's and s390x's patching, arm64's ftrace).
 # In .ci/run of 2026-12-03 the arm64, s390x, x86_64 and radix ppc64le
-# cells took 0.74-1.04 times their time with threads so.  Two kinds of
-# cell keep a thread per vCPU, as stop_machine() on one thread crawls
-# (presumably each CPU spins out its round-robin turn waiting for the
-# other):
-# riscv64, whose cells took 1604 s (6.12) and 1268 s (7.x) against 484 s
-# and 280 s, most of it in t-10-knob and t-45-value, and whose 6.12
-# patches ftrace and kprobe sites inside stop_machine(), where the hazard
-# cannot arise; and ppc64le's hash MMU, whose 6.1 boot stalled on one
-# thread in a stop_machine() (multi_cpu_stop) 25 s in, before the module
-# was loaded: a hard, then a soft lockup, killed at 900 s.
+# cells took 0.74-1.04 times their time with threads so.  stop_machine()
+# crawls on one thread (presumably each CPU spins out its round-robin
+# turn waiting for the other), which two kinds of cell meet:
+# - riscv64 keeps a thread per vCPU: its cells took 1604 s (6.12) and
+#   1268 s (7.x) on one thread, against 484 s and 280 s, most of it in
+#   t-10-knob and t-45-value; its 6.12 patches ftrace and kprobe sites
+#   inside stop_machine(), where the hazard cannot arise.
+# - ppc64le's hash MMU boots with one CPU: on one thread its 6.1 boot
+#   stalled in a stop_machine() (multi_cpu_stop) 25 s in, a hard then a
+#   soft lockup, killed at 900 s; with a thread per vCPU its t-45-value
+#   once found the module gone between two checks of a section that
+#   unloads nothing, which no other cell or run did.
+#   The radix cells keep ppc64le's SMP coverage; the hash cell is there
+#   for the hash MMU's page tables.
 tcg=single
 case $BASE_ARCH/${MMU:-}/${MMT_PPC_MMU:-} in
-riscv64/*|ppc64le/hash/*|ppc64le/*/hash) tcg=multi ;;
+riscv64/*) tcg=multi ;;
+ppc64le/hash/*|ppc64le/*/hash) smp=${MMT_VM_CPUS:-1} ;;
 esac
 # -icount (tests/bench-cell.sh) takes one thread: "No MTTCG when icount is
 # enabled", QEMU says otherwise
