@@ -150,19 +150,20 @@ run_suite() {
 }
 # suite_watchdog NAME: a suite stuck in the kernel (a task in D state, a
 # CPU spinning in kernel mode) outlives timeout(1)'s SIGKILL, and the guest
-# would sit silent until the host's VM timeout (45 min in make check).  60 s
-# past the suite's timeout and kill, this says so as a KTAP failure, has
-# the kernel dump its blocked tasks and every CPU's stack (sysrq w, l),
-# prints the log's last 200 lines as "# stuck| " and powers the guest off:
-# the run fails in minutes, with the stacks in its output.  It sleeps in
-# 5 s steps: a "sleep N" of its own must not look like one a suite checks
-# for (t-45-tune's "^sleep 100").  Only where MMT_TCG=1 says this is one
-# of the test guests (tests/vm/vng.sh, tests/matrix/init.sh).
+# would sit silent until the host's VM timeout (45 min in make check).
+# 70 s past the suite's timeout (60 s past timeout's SIGKILL) this says
+# so as a KTAP failure, has the kernel dump its blocked tasks and every
+# CPU's stack (sysrq w, l), prints the log's last 200 lines as
+# "# stuck| " and powers the guest off: the run fails in minutes, with
+# the stacks in its output.  It sleeps in 5 s steps: a "sleep N" of its
+# own must not look like one a suite checks for (t-45-tune's
+# "^sleep 100").  Only where MMT_TCG=1 says this is one of the test
+# guests (tests/vm/vng.sh, tests/matrix/init.sh).
 suite_watchdog() {
 	[ "${MMT_TCG:-0}" = 1 ] || return 0	# in a test guest only, never a host
 	_end=$(( $(date +%s) + ${MMT_TEST_TIMEOUT:-600} + 10 + 60 ))
 	while [ "$(date +%s)" -lt "$_end" ]; do sleep 5; done
-	echo "not ok 999 $1: still running 70 s past its timeout and kill: stuck"
+	echo "not ok 999 $1: still running 70 s past its timeout (60 s past its SIGKILL): stuck"
 	echo w > /proc/sysrq-trigger
 	echo l > /proc/sysrq-trigger
 	sleep 5
