@@ -110,10 +110,11 @@ bool mmtune_auto_judge(struct mmtune_auto *a, u64 p, u64 u, u64 runs,
 struct auto_slot {
 	raw_spinlock_t lock;
 	const struct mm_struct *mm;	/* compared, never dereferenced */
-	unsigned long gen;		/* policy.c's rule set */
-	unsigned int idx;		/* its rule */
+	unsigned long id;		/* its rule's (struct mmtune_auto) */
 	bool ended;			/* handed over at the mm's exit */
 	const struct task_struct *exiter; /* in whose exit_mmap: compared */
+	unsigned long stack;		/* and of which mm: see mm_ended() */
+	const void *pgd;
 	u64 p, u;
 } ____cacheline_aligned_in_smp;
 
@@ -127,20 +128,19 @@ static struct auto_slot *slot_of(const struct mm_struct *mm)
 
 /*
  * @n pages pre-mapped in @mm (the faulting VMA's: also a fault of
- * get_user_pages in another process) under rule @idx of set @gen.
+ * get_user_pages in another process) under the auto rule @id.
  */
-void notrace mmtune_auto_mapped(const struct mm_struct *mm, unsigned long gen,
-				unsigned int idx, unsigned int n)
+void notrace mmtune_auto_mapped(const struct mm_struct *mm, unsigned long id,
+				unsigned int n)
 {
 	struct auto_slot *s = slot_of(mm);
 
 	raw_spin_lock(&s->lock);
-	if (s->mm != mm || s->gen != gen || s->idx != idx || s->ended) {
+	if (s->mm != mm || s->id != id || s->ended) {
 		if (s->mm && !s->ended && s->p)
 			atomic64_add(s->p, &lost);
 		s->mm = mm;
-		s->gen = gen;
-		s->idx = idx;
+		s->id = id;
 		s->ended = false;
 		s->p = 0;
 		s->u = 0;
@@ -152,7 +152,7 @@ void notrace mmtune_auto_mapped(const struct mm_struct *mm, unsigned long gen,
 /*
  * @n pre-mapped pages found untouched in a zap of @mm.  In exit_mmap (no
  * users left) the mm's counts so far are handed over: true, with its
- * rule in *@idx, the pages in *@p and *@u and 1 in *@runs (the process
+ * rule's id in *@id, the pages in *@p and *@u and 1 in *@runs (the process
  * ended); the later zaps of the same exit_mmap (the same task runs them
  * all) hand over their untouched pages alone.  A slot whose mm ended is
  * nobody's: a new mm at the same address (mm_structs are reused at once:
@@ -161,20 +161,34 @@ void notrace mmtune_auto_mapped(const struct mm_struct *mm, unsigned long gen,
  * parent's page tables holds the parent's old PTEs, never hands them
  * over as the ended process's.
  */
+/*
+ * Whether a zap of @mm, no users left, is of the exit_mmap that @s was
+ * handed over in.  The mm's and the exiting task's addresses alone do not
+ * say: a task that execs twice frees its first mm and may get the same
+ * address for its third, whose exit would be charged to the first one's
+ * rule.  An mm's stack top (randomised at each exec) and its page table
+ * root (allocated with it) tell two mm_structs at one address apart.
+ */
+static __always_inline bool mm_ended(const struct auto_slot *s,
+				     const struct mm_struct *mm)
+{
+	return s->exiter == current && s->stack == mm->start_stack &&
+	       s->pgd == mm->pgd;
+}
+
 bool notrace mmtune_auto_unmapped(struct mm_struct *mm, unsigned long n,
-				  unsigned long gen, unsigned int *idx,
-				  u64 *p, u64 *u, u64 *runs)
+				  unsigned long *id, u64 *p, u64 *u, u64 *runs)
 {
 	struct auto_slot *s = slot_of(mm);
 	bool handed = false;
 
 	raw_spin_lock(&s->lock);
-	if (s->mm != mm || s->gen != gen) {
+	if (s->mm != mm || !s->id) {
 		/* not a process of an auto rule, or it lost its slot */
 	} else if (!s->ended) {
 		s->u += n;
 		if (!atomic_read(&mm->mm_users)) {
-			*idx = s->idx;
+			*id = s->id;
 			*p = s->p;
 			*u = s->u;
 			*runs = 1;
@@ -182,10 +196,12 @@ bool notrace mmtune_auto_unmapped(struct mm_struct *mm, unsigned long n,
 			s->u = 0;
 			s->ended = true;
 			s->exiter = current;
+			s->stack = mm->start_stack;
+			s->pgd = mm->pgd;
 			handed = true;
 		}
-	} else if (!atomic_read(&mm->mm_users) && s->exiter == current) {
-		*idx = s->idx;
+	} else if (!atomic_read(&mm->mm_users) && mm_ended(s, mm)) {
+		*id = s->id;
 		*p = 0;
 		*u = n;
 		*runs = 0;
@@ -217,9 +233,11 @@ void mmtune_auto_forget(void)
 
 		raw_spin_lock(&s->lock);
 		s->mm = NULL;
-		s->gen = 0;
+		s->id = 0;
 		s->ended = false;
 		s->exiter = NULL;
+		s->stack = 0;
+		s->pgd = NULL;
 		s->p = 0;
 		s->u = 0;
 		raw_spin_unlock(&s->lock);

@@ -2,8 +2,9 @@
 /*
  * mmtune: the adaptive fault-around order of a policy rule with
  * order=auto (auto.c).  policy.c owns the rules and calls in here; this
- * file knows nothing of them but a rule set's generation (never reused,
- * unlike its address) and a rule index.
+ * file knows nothing of them but an auto rule's id (never reused, unlike
+ * its address or index, and kept by a write that keeps the rule, so a
+ * live process's counts survive a write that adds or drops another rule).
  */
 #ifndef MMTUNE_AUTO_H
 #define MMTUNE_AUTO_H
@@ -13,6 +14,7 @@
 
 /* One auto rule's state, written under policy_lock. */
 struct mmtune_auto {
+	unsigned long id;	/* never reused; kept by a write that keeps the rule */
 	unsigned int order;	/* in force: READ_ONCE() on the fault path */
 	u64 seen_p, seen_u;	/* the rule's learned counts already judged */
 	u64 seen_runs;		/* its ended processes at the last change */
@@ -26,11 +28,10 @@ bool mmtune_auto_judge(struct mmtune_auto *a, u64 p, u64 u, u64 runs,
 		       unsigned int max_order);
 
 /* Per process: what a process of an auto rule pre-mapped and left. */
-void mmtune_auto_mapped(const struct mm_struct *mm, unsigned long gen,
-			unsigned int idx, unsigned int n);
+void mmtune_auto_mapped(const struct mm_struct *mm, unsigned long id,
+			unsigned int n);
 bool mmtune_auto_unmapped(struct mm_struct *mm, unsigned long n,
-			  unsigned long gen, unsigned int *idx, u64 *p, u64 *u,
-			  u64 *runs);
+			  unsigned long *id, u64 *p, u64 *u, u64 *runs);
 void mmtune_auto_init(void);
 void mmtune_auto_forget(void);
 u64 mmtune_auto_lost(void);

@@ -314,15 +314,22 @@ static __always_inline unsigned long mmtune_count_old(pte_t *pte,
 }
 #endif
 
-/* Old present PTEs in [addr, end) of @mm; page tables only read. */
+/*
+ * Old present PTEs in [addr, end) of @mm; page tables only read.  At most
+ * @max_slots PTE slots are read (whole tables): *@stop is where the walk
+ * ended, @end unless the budget ran out first.
+ */
 static __always_inline unsigned long
-mmtune_count_old_ptes(struct mm_struct *mm, unsigned long addr, unsigned long end)
+mmtune_count_old_ptes(struct mm_struct *mm, unsigned long addr, unsigned long end,
+		      unsigned long max_slots, unsigned long *stop)
 {
 	unsigned long n = 0;
 #if MMTUNE_HAVE_PTE_MKOLD
-	unsigned long next;
+	unsigned long next, slots = 0;
 
 	for (; addr < end; addr = next) {
+		if (slots >= max_slots)
+			break;
 		pgd_t *pgd = pgd_offset(mm, addr);
 		p4d_t *p4d;
 		pud_t *pud;
@@ -345,8 +352,10 @@ mmtune_count_old_ptes(struct mm_struct *mm, unsigned long addr, unsigned long en
 			continue;
 		n += mmtune_count_old(pte + pte_index(addr),
 				      (next - addr) >> PAGE_SHIFT);
+		slots += (next - addr) >> PAGE_SHIFT;
 	}
 #endif
+	*stop = min(addr, end);
 	return n;
 }
 

@@ -134,6 +134,8 @@ void mmtune_policy_untouched(struct mm_struct *mm, unsigned long n);
 
 /* usefulness.c: fault-around's pre-mapped pages touched, a user of hooks.h. */
 extern const struct mmtune_feature mmtune_usefulness_feature;
+/* the largest order whose windows it measures (auto's ceiling) */
+unsigned int mmtune_useful_max_order(void);
 
 /* pfn_valid_bench.c, on pfn_valid.c: strategies, bench, cross-check, override. */
 extern const struct mmtune_feature mmtune_pfn_valid_feature;

@@ -5,7 +5,9 @@
  * debugfs "policy" (0600).  A write replaces the whole rule set; it holds
  * one rule per line, matched in order, first match wins:
  *
- *   comm=NAME order=N       the task's comm (1..15 bytes, no blanks or '#')
+ *   comm=NAME order=N       the process's comm, its thread-group leader's
+ *                           (1..15 bytes, no blanks or '#'); a thread's
+ *                           own name (pthread_setname_np) matches nothing
  *   pid=TGID order=N        the process (all its threads); the number is
  *                           resolved in the writer's pid namespace at write
  *                           time and the rule keeps that process (its
@@ -15,7 +17,12 @@
  *                           what a read gave can always be written back
  *   cgroup=PATH order=N     a cgroup v2 path as in /proc/PID/cgroup (from the
  *                           writer's cgroup namespace root): the tasks of
- *                           that cgroup and of every cgroup below it
+ *                           that cgroup and of every cgroup below it.  The
+ *                           rule follows the path: removed and made again
+ *                           (a service restarted by systemd), it matches
+ *                           the new cgroup within a tenth of a second; a
+ *                           removed rule reads "removed", and writing it
+ *                           back keeps it, as for exited pid= rules
  *
  * N is 0..max_order or "default" (the arch's default order), as for
  * fault_around_order.  Blank lines and text after '#' are ignored, so what
@@ -108,6 +115,7 @@
 #define POLICY_WRITE_MAX	16384	/* 32 rules with 255-byte cgroup paths */
 #define POLICY_PATH_MAX		256
 #define POLICY_POLL		HZ	/* how often the kernel's size is checked */
+#define POLICY_POLL_REMOVED	(HZ / 10) /* while a rule's cgroup is gone */
 
 enum rule_kind {
 	RULE_NONE,		/* being parsed */
@@ -126,9 +134,11 @@ struct policy_rule {
 	union {
 		u64 comm[COMM_WORDS];	/* zero-padded, like task->comm */
 		struct pid *pid;	/* a reference */
-		struct cgroup *cgrp;	/* a reference */
+		struct cgroup *cgrp;	/* a reference; READ_ONCE() */
 	};
 	char *path;			/* cgroup: as written */
+	char *abs;			/* cgroup: from the real root */
+	bool removed;			/* cgroup: gone, none at its path yet */
 };
 
 struct policy_ctr {
@@ -145,7 +155,6 @@ struct policy_set {
 	unsigned int nr;
 	unsigned int max_order;		/* largest order of a rule */
 	unsigned int nr_auto;		/* rules with order=auto */
-	unsigned long gen;		/* auto.c's key for this set */
 	struct policy_ctr __percpu *ctr; /* [0, nr): rules, [nr]: no match */
 	struct policy_rule rule[];
 };
@@ -156,7 +165,7 @@ static bool policy_ready, policy_exiting;
 static bool policy_loading = true;	/* before init: parameters wait */
 static char *policy_pending;		/* policy= given at load */
 static char policy_reason[96] = "off: not initialised";
-static unsigned long policy_gen;	/* under policy_lock */
+static unsigned long policy_gen;	/* the last auto rule id; policy_lock */
 static u64 auto_changes;		/* every auto rule's, since load */
 
 static void policy_poll(struct work_struct *work);
@@ -198,7 +207,13 @@ static __always_inline unsigned int match(const struct policy_set *set)
 	u64 comm[COMM_WORDS];
 	unsigned int i;
 
-	memcpy(comm, t->comm, sizeof(comm));
+	/*
+	 * The process's name as ps shows it, the thread-group leader's:
+	 * threads renamed with pthread_setname_np() (a JVM's, tokio's
+	 * workers) fault for the process they belong to, and usefulness
+	 * is kept per process too.
+	 */
+	memcpy(comm, READ_ONCE(t->group_leader)->comm, sizeof(comm));
 	for (i = 0; i < set->nr; i++) {
 		const struct policy_rule *r = &set->rule[i];
 
@@ -214,7 +229,7 @@ static __always_inline unsigned int match(const struct policy_set *set)
 		case RULE_CGROUP:
 			if (!cg)
 				cg = task_dfl_cgroup(t);
-			if (cgroup_is_descendant(cg, r->cgrp))
+			if (cgroup_is_descendant(cg, READ_ONCE(r->cgrp)))
 				return i;
 			break;
 		default:
@@ -338,7 +353,7 @@ void notrace mmtune_policy_prefaulted(struct mm_struct *mm, unsigned int n)
 		return;
 	this_cpu_add(set->ctr[idx].prefaulted, n);
 	if (idx < set->nr && set->rule[idx].is_auto)
-		mmtune_auto_mapped(mm, set->gen, idx, n);
+		mmtune_auto_mapped(mm, set->rule[idx].au.id, n);
 }
 
 /*
@@ -348,6 +363,7 @@ void notrace mmtune_policy_prefaulted(struct mm_struct *mm, unsigned int n)
 void notrace mmtune_policy_untouched(struct mm_struct *mm, unsigned long n)
 {
 	struct policy_set *set = rcu_dereference_sched(policy);
+	unsigned long id;
 	unsigned int idx;
 	u64 p, u, runs;
 
@@ -355,12 +371,16 @@ void notrace mmtune_policy_untouched(struct mm_struct *mm, unsigned long n)
 		return;
 	if (n)
 		this_cpu_add(set->ctr[match(set)].untouched, n);
-	if (set->nr_auto &&
-	    mmtune_auto_unmapped(mm, n, set->gen, &idx, &p, &u, &runs) &&
-	    idx < set->nr) {
-		this_cpu_add(set->ctr[idx].auto_p, p);
-		this_cpu_add(set->ctr[idx].auto_u, u);
-		this_cpu_add(set->ctr[idx].auto_runs, runs);
+	if (!set->nr_auto || !mmtune_auto_unmapped(mm, n, &id, &p, &u, &runs))
+		return;
+	/* the rule now: a write since may have moved it, or dropped it */
+	for (idx = 0; idx < set->nr; idx++) {
+		if (set->rule[idx].is_auto && set->rule[idx].au.id == id) {
+			this_cpu_add(set->ctr[idx].auto_p, p);
+			this_cpu_add(set->ctr[idx].auto_u, u);
+			this_cpu_add(set->ctr[idx].auto_runs, runs);
+			break;
+		}
 	}
 }
 
@@ -416,6 +436,7 @@ static void free_rule(struct policy_rule *r)
 		break;
 	}
 	kfree(r->path);
+	kfree(r->abs);
 	r->kind = RULE_NONE;
 }
 
@@ -547,9 +568,44 @@ static int parse_pid(const char *val, struct policy_rule *r,
 	return 0;
 }
 
-static int parse_cgroup(const char *val, struct policy_rule *r,
-			unsigned int line)
+/*
+ * A removed cgroup= rule of the current set @cur written as @path, or
+ * NULL: writing back what a read gave (and add/del, which rewrite the
+ * set) keeps such a rule, waiting for its path to come back.
+ */
+static const struct policy_rule *removed_rule(const struct policy_set *cur,
+					      const char *path)
 {
+	unsigned int i;
+
+	for (i = 0; cur && i < cur->nr; i++) {
+		const struct policy_rule *r = &cur->rule[i];
+
+		if (r->kind == RULE_CGROUP && r->removed &&
+		    !strcmp(r->path, path))
+			return r;
+	}
+	return NULL;
+}
+
+/* The path of @cgrp from the real root, which the poll resolves from. */
+static char *cgroup_abs_path(struct cgroup *cgrp)
+{
+	char *buf = kmalloc(PATH_MAX, GFP_KERNEL), *abs;
+	int len;
+
+	if (!buf)
+		return NULL;
+	len = cgroup_path(cgrp, buf, PATH_MAX);
+	abs = len > 0 && len < PATH_MAX ? kstrdup(buf, GFP_KERNEL) : NULL;
+	kfree(buf);
+	return abs;
+}
+
+static int parse_cgroup(const char *val, struct policy_rule *r,
+			unsigned int line, const struct policy_set *cur)
+{
+	const struct policy_rule *gone;
 	struct cgroup *cgrp;
 
 	if (val[0] != '/' || strlen(val) >= POLICY_PATH_MAX)
@@ -559,14 +615,23 @@ static int parse_cgroup(const char *val, struct policy_rule *r,
 	if (!r->path)
 		return -ENOMEM;
 	cgrp = cgroup_get_from_path(val);
-	if (IS_ERR(cgrp)) {
+	gone = IS_ERR(cgrp) ? removed_rule(cur, val) : NULL;
+	if (IS_ERR(cgrp) && !gone) {
 		pr_info_ratelimited("policy: line %u: cgroup %s: %ld\n", line,
 				    val, PTR_ERR(cgrp));
 		return PTR_ERR(cgrp);
 	}
+	if (gone) {
+		cgrp = READ_ONCE(gone->cgrp);
+		cgroup_get(cgrp);
+		r->abs = kstrdup(gone->abs, GFP_KERNEL);
+		r->removed = true;
+	} else {
+		r->abs = cgroup_abs_path(cgrp);
+	}
 	r->cgrp = cgrp;
-	r->kind = RULE_CGROUP;
-	return 0;
+	r->kind = RULE_CGROUP;	/* free_rule() puts it from here on */
+	return r->abs ? 0 : -ENOMEM;
 }
 
 /* One rule: "KEY=VALUE order=N" in any order, blanks between. */
@@ -604,7 +669,7 @@ static int parse_rule(char *text, struct policy_rule *r, unsigned int line,
 		else if (!strcmp(tok, "pid"))
 			ret = parse_pid(val, r, line, cur);
 		else
-			ret = parse_cgroup(val, r, line);
+			ret = parse_cgroup(val, r, line, cur);
 		if (ret)
 			return ret;
 	}
@@ -620,6 +685,15 @@ static int parse_rule(char *text, struct policy_rule *r, unsigned int line,
  * current set @cur (for exited pid= rules).  *clear is set for "clear".
  * On error the caller frees the set.
  */
+/* @r, the set's last rule, in its counts of auto rules and its largest order */
+static void set_account(struct policy_set *set, const struct policy_rule *r)
+{
+	if (r->is_auto)
+		set->nr_auto++;
+	set->max_order = max(set->max_order, r->is_auto ?
+			     mmtune_max_order() : r->order);
+}
+
 static int parse_set(char *buf, struct policy_set *set,
 		     const struct policy_set *cur, bool *clear)
 {
@@ -647,10 +721,7 @@ static int parse_set(char *buf, struct policy_set *set,
 		ret = parse_rule(text, r, line, cur);
 		if (ret)
 			return ret;
-		if (r->is_auto)
-			set->nr_auto++;
-		set->max_order = max(set->max_order, r->is_auto ?
-				     mmtune_max_order() : r->order);
+		set_account(set, r);
 	}
 	if (*clear && set->nr)
 		return reject(line, "'clear' must be alone");
@@ -684,10 +755,10 @@ static const struct policy_rule *auto_before(const struct policy_set *cur,
  * A new set's auto rules: one that the current set @cur has too (the
  * same match, also order=auto) keeps its order and its counts of changes
  * (a write that adds or drops another rule forgets nothing); the others
- * start at the default order (what the task had without a rule).  The
- * set gets its generation: auto.c's per-process counts of an older set
- * never count for this one, so a kept rule judges only what ends from
- * now on.
+ * start at the default order (what the task had without a rule).  A
+ * kept rule keeps its id too: auto.c's counts of its processes still
+ * running go on counting for it (a new rule gets a new id, so nothing
+ * of another rule's ever counts for it).
  */
 static int auto_start(struct policy_set *set, const struct policy_set *cur)
 {
@@ -710,8 +781,9 @@ static int auto_start(struct policy_set *set, const struct policy_set *cur)
 			r->au.raised = prev->au.raised;
 			r->au.lowered = prev->au.lowered;
 		}
+		/* its live processes' counts go on counting for it */
+		r->au.id = prev ? prev->au.id : ++policy_gen;
 	}
-	set->gen = ++policy_gen;
 	return 0;
 }
 
@@ -787,8 +859,9 @@ static void auto_judge_locked(struct policy_set *set)
 			continue;
 		ctr_sum(set, i, &c);
 		old = r->au.order;
+		/* never above an order whose windows go unmeasured */
 		if (!mmtune_auto_judge(&r->au, c.auto_p, c.auto_u, c.auto_runs,
-				       mmtune_max_order()))
+				       mmtune_useful_max_order()))
 			continue;
 		auto_changes++;
 		trace_auto_order(i + 1, old, r->au.order, r->au.useful,
@@ -796,19 +869,57 @@ static void auto_judge_locked(struct policy_set *set)
 	}
 }
 
+/*
+ * cgroup= rules follow their path: a service that systemd restarts gets a
+ * new cgroup at the same path, and the rule matches it from the next poll
+ * on (the old one, removed, matched nobody since its last task left).
+ * Until then the rule shows "removed".  Resolved from the real root, as
+ * the path was taken at the write (the poll runs in a kworker).  True if
+ * a rule is still removed: the poll comes back sooner.
+ */
+static bool cgroup_follow_locked(struct policy_set *set)
+{
+	struct cgroup *old[POLICY_MAX_RULES], *cg;
+	unsigned int i, nr_old = 0;
+	bool waiting = false;
+
+	for (i = 0; i < set->nr; i++) {
+		struct policy_rule *r = &set->rule[i];
+
+		if (r->kind != RULE_CGROUP || !css_is_dying(&r->cgrp->self))
+			continue;
+		cg = cgroup_get_from_path(r->abs);
+		if (IS_ERR(cg)) {
+			r->removed = true;
+			waiting = true;
+			continue;
+		}
+		old[nr_old++] = r->cgrp;
+		WRITE_ONCE(r->cgrp, cg);
+		r->removed = false;
+	}
+	if (nr_old)
+		synchronize_rcu();	/* no fault-around still matching them */
+	for (i = 0; i < nr_old; i++)
+		cgroup_put(old[i]);
+	return waiting;
+}
+
 static void policy_poll(struct work_struct *work)
 {
 	struct policy_set *set;
+	bool waiting = false;
 
 	mutex_lock(&policy_lock);
 	set = rcu_dereference_protected(policy, lockdep_is_held(&policy_lock));
 	if (set) {
 		mmtune_fa_sync();
 		auto_judge_locked(set);
+		waiting = cgroup_follow_locked(set);
 	}
 	if (rcu_access_pointer(policy) && !policy_exiting)
 		queue_delayed_work(system_power_efficient_wq, &poll_work,
-				   POLICY_POLL);
+				   waiting ? POLICY_POLL_REMOVED : POLICY_POLL);
 	mutex_unlock(&policy_lock);
 }
 
@@ -840,7 +951,8 @@ static void show_rule(struct seq_file *m, const struct policy_rule *r)
 {
 	show_rule_text(m, r);
 	seq_printf(m, " #%s", r->kind == RULE_PID && pid_exited(r->pid) ?
-		   " exited" : "");
+		   " exited" : r->kind == RULE_CGROUP && r->removed ?
+		   " removed" : "");
 }
 
 /*
@@ -887,8 +999,10 @@ static int policy_show(struct seq_file *m, void *v)
 
 	mutex_lock(&policy_lock);
 	set = rcu_dereference_protected(policy, lockdep_is_held(&policy_lock));
-	if (set)
+	if (set) {
 		mmtune_fa_sync();
+		cgroup_follow_locked(set);	/* "removed" as of now */
+	}
 	seq_printf(m, "# rules %u/%u\n", set ? set->nr : 0, POLICY_MAX_RULES);
 	if (mmtune_fa_kernel_order(&live) || mmtune_fa_get_order(&base)) {
 		mutex_unlock(&policy_lock);
@@ -919,21 +1033,17 @@ static int policy_open(struct inode *inode, struct file *file)
  * Apply @buf, a whole rule set or "clear" (NUL-terminated, modified by
  * the parse).  Nothing changes unless it is wholly valid.
  */
-static int policy_apply_locked(char *buf)
+/*
+ * Install @set (parsed, not yet counted or started; @clear: "clear"),
+ * against the current set @cur.  @set is freed unless it is the policy's
+ * now.
+ */
+static int set_install_locked(struct policy_set *set,
+			      const struct policy_set *cur, bool clear)
 {
-	struct policy_set *set, *cur;
-	bool clear;
-	int ret;
+	int ret = 0;
 
-	if (policy_exiting)
-		return -ENODEV;
-	set = kzalloc(struct_size(set, rule, POLICY_MAX_RULES), GFP_KERNEL);
-	if (!set)
-		return -ENOMEM;
-	/* parsed under the lock: a pid= rule may name one of the current set */
-	cur = rcu_dereference_protected(policy, lockdep_is_held(&policy_lock));
-	ret = parse_set(buf, set, cur, &clear);
-	if (!ret && !clear)
+	if (!clear)
 		ret = auto_start(set, cur);
 	if (!ret && !clear) {
 		set->ctr = __alloc_percpu(sizeof(struct policy_ctr) * (set->nr + 1),
@@ -950,6 +1060,39 @@ static int policy_apply_locked(char *buf)
 	}
 	free_set(set);
 	return ret;
+}
+
+static struct policy_set *set_alloc(void)
+{
+	struct policy_set *set;
+
+	return kzalloc(struct_size(set, rule, POLICY_MAX_RULES), GFP_KERNEL);
+}
+
+static int policy_apply_locked(char *buf)
+{
+	struct policy_set *set, *cur;
+	bool clear;
+	int ret;
+
+	if (policy_exiting)
+		return -ENODEV;
+	set = set_alloc();
+	if (!set)
+		return -ENOMEM;
+	/*
+	 * Parsed under the lock: a pid= or cgroup= rule may name an exited
+	 * or removed rule of the current set (as of now: followed first).
+	 */
+	cur = rcu_dereference_protected(policy, lockdep_is_held(&policy_lock));
+	if (cur)
+		cgroup_follow_locked(cur);
+	ret = parse_set(buf, set, cur, &clear);
+	if (ret) {
+		free_set(set);
+		return ret;
+	}
+	return set_install_locked(set, cur, clear);
 }
 
 static ssize_t policy_write(struct file *file, const char __user *ubuf,
@@ -987,72 +1130,95 @@ static const struct file_operations policy_fops = {
  *   add RULE    append RULE to the current set
  *   del N       drop the Nth rule (counting from 1)
  *
- * Each builds the new set as text (the current rules as a read shows
- * them, edited) and applies it as a whole write, so every rule of the set
- * is parsed again (an exited pid= rule keeps its process, see above) and
- * the counters start again, as with any write.  A read gives the rules as
- * written, one per line, as many as fit a page; sysfs policy/rules says
- * how many there are.
+ * Each edits the parsed rules: the current set's rules are copied as they
+ * are (references taken: an exited pid= rule, a removed cgroup= rule, a
+ * pid that the writer's pid namespace cannot see, an auto rule's id and
+ * order all stay), the one added is parsed.  The counters start again,
+ * as with any write.  A read gives the rules as written, one per line, as
+ * many as fit a page; sysfs policy/rules says how many there are.
  */
 
-/* The current rules as text, but rule @skip (-1: none), then @extra. */
-static char *policy_text_locked(int skip, const char *extra)
+/* @dst as a copy of @src, with references of its own */
+static int dup_rule(struct policy_rule *dst, const struct policy_rule *src)
 {
-	const struct policy_set *cur;
-	struct seq_file m = { };
-	unsigned int i;
+	*dst = *src;
+	dst->path = NULL;
+	dst->abs = NULL;
+	switch (src->kind) {
+	case RULE_PID:
+		get_pid(src->pid);
+		break;
+	case RULE_CGROUP:
+		cgroup_get(src->cgrp);
+		dst->path = kstrdup(src->path, GFP_KERNEL);
+		dst->abs = kstrdup(src->abs, GFP_KERNEL);
+		if (!dst->path || !dst->abs)
+			return -ENOMEM;	/* free_rule() takes it back */
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
 
-	m.size = POLICY_WRITE_MAX + PAGE_SIZE;
-	m.buf = kvmalloc(m.size, GFP_KERNEL);
-	if (!m.buf)
-		return ERR_PTR(-ENOMEM);
-	cur = rcu_dereference_protected(policy, lockdep_is_held(&policy_lock));
-	for (i = 0; cur && i < cur->nr; i++) {
+/* @cur's rules but rule @skip (-1: none), then @extra parsed (may be NULL). */
+static int policy_edit_locked(const struct policy_set *cur, int skip,
+			      char *extra)
+{
+	struct policy_set *set;
+	unsigned int i;
+	int ret = 0;
+
+	set = set_alloc();
+	if (!set)
+		return -ENOMEM;
+	for (i = 0; cur && i < cur->nr && !ret; i++) {
 		if (i == skip)
 			continue;
-		show_rule(&m, &cur->rule[i]);
-		seq_putc(&m, '\n');
+		ret = dup_rule(&set->rule[set->nr++], &cur->rule[i]);
+		set_account(set, &set->rule[set->nr - 1]);
 	}
-	if (extra)
-		seq_printf(&m, "%s\n", extra);
-	if (seq_has_overflowed(&m) || m.count >= m.size) {
-		kvfree(m.buf);
-		return ERR_PTR(-E2BIG);
+	if (!ret && extra) {
+		if (set->nr == POLICY_MAX_RULES) {
+			ret = reject(set->nr + 1, "more than %d rules", POLICY_MAX_RULES);
+		} else {
+			ret = parse_rule(extra, &set->rule[set->nr++], 1, cur);
+			if (!ret)
+				set_account(set, &set->rule[set->nr - 1]);
+		}
 	}
-	m.buf[m.count] = '\0';
-	return m.buf;
+	if (ret) {
+		free_set(set);
+		return ret;
+	}
+	return set_install_locked(set, cur, !set->nr);
 }
 
 /* A parameter write (NUL-terminated, ';' already newlines). */
 static int policy_param_apply_locked(char *val)
 {
 	const struct policy_set *cur;
-	char *text = strim(val), *buf;
+	char *text = strim(val);
 	unsigned int n;
-	int ret;
 
 	if (!policy_ready)
 		return -EOPNOTSUPP;
 	if (strncmp(text, "add ", 4) && strncmp(text, "del ", 4))
 		return policy_apply_locked(text);
+	if (policy_exiting)
+		return -ENODEV;
 	cur = rcu_dereference_protected(policy, lockdep_is_held(&policy_lock));
 	if (text[0] == 'a') {
+		text += 4;
 		if (strchr(text, '\n'))
 			return -EINVAL;		/* one rule per add */
-		buf = policy_text_locked(-1, text + 4);
-	} else {
-		if (kstrtouint(strim(text + 4), 10, &n) || !n ||
-		    !cur || n > cur->nr)
-			return -EINVAL;
-		if (cur->nr == 1)
-			return policy_apply_locked(strcpy(text, "clear"));
-		buf = policy_text_locked(n - 1, NULL);
+		if (strchr(text, '#'))
+			*strchr(text, '#') = '\0';	/* as a line of a set */
+		return policy_edit_locked(cur, -1, strim(text));
 	}
-	if (IS_ERR(buf))
-		return PTR_ERR(buf);
-	ret = policy_apply_locked(buf);
-	kvfree(buf);
-	return ret;
+	if (kstrtouint(strim(text + 4), 10, &n) || !n || !cur || n > cur->nr)
+		return -EINVAL;
+	return policy_edit_locked(cur, n - 1, NULL);
 }
 
 static int policy_param_set(const char *val, const struct kernel_param *kp)

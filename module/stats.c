@@ -257,11 +257,17 @@ static void stats_since_reset(struct mmtune_pcpu_stats *s)
 
 /* ---- stats ---- */
 
+static void stats_reset_locked(void)
+{
+	lockdep_assert_held(&stats_lock);
+	stats_sum(&base);
+	base_missed = mmtune_hook_missed(MMT_HOOK_LATENCY);
+}
+
 static void stats_reset(void)
 {
 	mutex_lock(&stats_lock);
-	stats_sum(&base);
-	base_missed = mmtune_hook_missed(MMT_HOOK_LATENCY);
+	stats_reset_locked();
 	mutex_unlock(&stats_lock);
 }
 
@@ -648,12 +654,18 @@ static int reset_param_set(const char *val, const struct kernel_param *kp)
 
 	if (kstrtobool(val, &one) || !one)
 		return -EINVAL;
+	/*
+	 * One lock section: the state checked and the counters read
+	 * together, so an unload between the two cannot free them under
+	 * the read.  At load (stats_reset=1 on the command line) they do not
+	 * exist yet and start at zero: nothing to reset.
+	 */
 	mutex_lock(&stats_lock);
 	if (stats_state == STATS_GONE)
 		ret = -ENODEV;
+	else if (stats_state == STATS_READY)
+		stats_reset_locked();
 	mutex_unlock(&stats_lock);
-	if (!ret)
-		stats_reset();	/* at load: nothing to reset, harmless */
 	return ret;
 }
 

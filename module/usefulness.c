@@ -58,12 +58,14 @@
 #include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/kprobes.h>
+#include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/pgtable.h>
+#include <linux/sched/clock.h>
 #include <linux/seq_file.h>
 
 #include "mmtune.h"
@@ -76,9 +78,14 @@ struct useful_pcpu {
 	u64 prefaulted;		/* pre-mapped PTEs made old */
 	u64 untouched;		/* old PTEs found at unmap */
 	u64 zaps;		/* unmap_page_range calls on file mappings */
+	u64 unjudged;		/* pages of their ranges past the walk's budget */
+	u64 cut;		/* zaps whose walk the budget cut short */
 };
 
 static struct useful_pcpu __percpu *useful_pcpu;
+/* The most PTE slots one zap's walk read, and its time, since enable */
+static unsigned long walk_max_slots;
+static u64 walk_max_ns;
 
 static DEFINE_MUTEX(useful_lock);
 static bool useful_on;		/* under useful_lock */
@@ -89,8 +96,18 @@ static int pending_enable = -1;
 
 /* ---- the fault path ---- */
 
-/* The most pages of one call: a page table's worth with 4 KiB pages */
-#define MARK_MAX	512
+/*
+ * The most pages of one call: a page table's worth (fault-around never
+ * crosses one), 512 with 4 KiB pages, 2048 with arm64's 16 KiB (its
+ * max_order 11), so every order a rule can have is measured.  A
+ * constant where the measurement is built; elsewhere (ppc64's is a
+ * variable) nothing is marked.
+ */
+#if MMTUNE_HAVE_PTE_MKOLD
+#define MARK_MAX	PTRS_PER_PTE
+#else
+#define MARK_MAX	1
+#endif
 
 struct mark_data {
 	struct vm_area_struct *vma;
@@ -185,6 +202,28 @@ static int notrace mark_return(struct kretprobe_instance *ri,
 NOKPROBE_SYMBOL(mark_return);
 
 /*
+ * The PTE slots one zap may read: preemption is off for the walk (the
+ * kernel's own zap reschedules between tables), so it is bounded, to 1 GiB
+ * of address space with 4 KiB pages (half a million instructions or so
+ * at worst, every slot present).  The rest of a larger range goes
+ * unjudged, counted as such: its untouched pages are missed.
+ */
+#ifndef MMT_ZAP_SLOTS_MAX
+#define MMT_ZAP_SLOTS_MAX	(256UL * 1024)
+#endif
+
+static void notrace walk_note(unsigned long slots, u64 t0)
+{
+	u64 ns = local_clock() - t0;
+
+	/* racy maxima: a lost update between CPUs is a smaller maximum */
+	if (slots > READ_ONCE(walk_max_slots))
+		WRITE_ONCE(walk_max_slots, slots);
+	if (ns > READ_ONCE(walk_max_ns))
+		WRITE_ONCE(walk_max_ns, ns);
+}
+
+/*
  * unmap_page_range(tlb, vma, addr, end, details), or __zap_vma_range with
  * the same arguments: its callers hold the
  * mmap lock or the file's i_mmap lock, so the range's page tables stay;
@@ -196,12 +235,20 @@ static void notrace zap_cb(struct mmtune_hook_call *c)
 	struct vm_area_struct *vma = (void *)mmtune_fregs_arg(c->fregs, 1);
 	unsigned long addr = mmtune_fregs_arg(c->fregs, 2);
 	unsigned long end = mmtune_fregs_arg(c->fregs, 3);
-	unsigned long n;
+	unsigned long n, stop;
+	u64 t0;
 
 	if (!vma || !vma->vm_file || addr >= end ||
 	    (vma->vm_flags & (VM_PFNMAP | VM_MIXEDMAP | VM_IO | VM_HUGETLB)))
 		return;
-	n = mmtune_count_old_ptes(vma->vm_mm, addr, end);
+	t0 = local_clock();
+	n = mmtune_count_old_ptes(vma->vm_mm, addr, end, MMT_ZAP_SLOTS_MAX,
+				  &stop);
+	walk_note((stop - addr) >> PAGE_SHIFT, t0);
+	if (stop < end) {
+		this_cpu_add(useful_pcpu->unjudged, (end - stop) >> PAGE_SHIFT);
+		this_cpu_inc(useful_pcpu->cut);
+	}
 	this_cpu_add(useful_pcpu->untouched, n);
 	this_cpu_inc(useful_pcpu->zaps);
 	mmtune_policy_untouched(vma->vm_mm, n);	/* also 0: see auto.c */
@@ -237,7 +284,7 @@ static int useful_enable_locked(void)
 
 	if (useful_on)
 		return 0;
-	if (!MMTUNE_HAVE_PTE_MKOLD)
+	if (!MMTUNE_HAVE_PTE_MKOLD || IS_ENABLED(CONFIG_PREEMPT_RT))
 		return -EOPNOTSUPP;
 	ret = mmtune_hooks_get(&useful_user);
 	if (ret)
@@ -249,6 +296,8 @@ static int useful_enable_locked(void)
 		return -ENODEV;
 	}
 	counters_clear();
+	WRITE_ONCE(walk_max_slots, 0);
+	WRITE_ONCE(walk_max_ns, 0);
 	mmtune_auto_forget();	/* the hooks just placed: no count of before */
 	pgscan_from = mmtune_kernel_pgscan();
 	missed_from = mmtune_hook_missed(MMT_HOOK_MAP_RETURN);
@@ -280,13 +329,28 @@ static void useful_sum(struct useful_pcpu *sum)
 		sum->prefaulted += READ_ONCE(p->prefaulted);
 		sum->untouched += READ_ONCE(p->untouched);
 		sum->zaps += READ_ONCE(p->zaps);
+		sum->unjudged += READ_ONCE(p->unjudged);
+		sum->cut += READ_ONCE(p->cut);
 	}
+}
+
+/* The largest order whose windows are measured: auto raises no higher. */
+unsigned int mmtune_useful_max_order(void)
+{
+	return min_t(unsigned int, ilog2(MARK_MAX), mmtune_max_order());
 }
 
 static const char *useful_absent(void)
 {
 	if (!MMTUNE_HAVE_PTE_MKOLD)
 		return "unavailable (no accessed-bit clear for this arch)";
+	/*
+	 * The return probe runs with preemption off (rethook) and takes the
+	 * page table's spinlock_t, a sleeping lock on PREEMPT_RT: refused
+	 * there rather than sleeping in atomic context on every fault.
+	 */
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		return "unavailable (PREEMPT_RT: the page table lock sleeps there)";
 	if (mmtune_hook_state(MMT_HOOK_MAP_RETURN) == MMT_HOOK_UNAVAILABLE ||
 	    mmtune_hook_state(MMT_HOOK_ZAP) == MMT_HOOK_UNAVAILABLE)
 		return "unavailable (a hook is: see info)";
@@ -318,6 +382,10 @@ static int useful_show(struct seq_file *m, void *v)
 	seq_printf(m, "untouched: %llu\n", s.untouched);
 	show_ratio(m, s.prefaulted, s.untouched);
 	seq_printf(m, "unmaps: %llu\n", s.zaps);
+	seq_printf(m, "unjudged: %llu\n", s.unjudged);
+	seq_printf(m, "unmaps_cut: %llu\n", s.cut);
+	seq_printf(m, "longest_walk: %lu ptes %llu ns\n",
+		   READ_ONCE(walk_max_slots), READ_ONCE(walk_max_ns));
 	if (useful_on) {
 		seq_printf(m, "missed: %lu\n",
 			   mmtune_hook_missed(MMT_HOOK_MAP_RETURN) - missed_from);
@@ -444,6 +512,7 @@ static void useful_info(struct seq_file *m)
 
 	seq_printf(m, "usefulness_enable: %d\n", READ_ONCE(useful_on));
 	seq_printf(m, "usefulness: %s\n", absent ? absent : "available");
+	seq_printf(m, "usefulness_max_order: %u\n", mmtune_useful_max_order());
 }
 
 const struct mmtune_feature mmtune_usefulness_feature = {

@@ -275,3 +275,14 @@ echo "$ORIG_ORDER" > $MMT/fault_around_order
 echo 1 > $MMT/stats_enable
 check "rmmod with stats on" rmmod mmtune
 expect_unregistered "after rmmod"
+
+# --- stats_reset=1 at load: nothing to reset yet (the counters did not
+# exist), so the counts start at zero, not at whatever the reset read
+check "load with stats_reset=1" load_module stats_reset=1 stats_enable=1
+cat /bin/sh > /dev/null
+c=$(stat_of fault_around_calls)
+[ "${c:-x}" -ge 0 ] 2>/dev/null && [ "$c" -lt 1000000 ] &&
+	ok "stats_reset=1 at load: sane counts (fault_around_calls $c)" ||
+	fail "stats_reset=1 at load: fault_around_calls '$c'"
+check "stats_reset=1 once loaded" sh -c "echo 1 > /sys/module/mmtune/parameters/stats_reset"
+unload_module

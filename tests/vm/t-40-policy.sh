@@ -102,6 +102,14 @@ d=$(ctr default hits)
 [ "${d:-0}" -ge "$u" ] && ok "default hits count the unmatched faults ($d >= $u)" ||
 	fail "default hits: got '$d', want >= $u"
 expect_eq "pages not counted with stats off" "$(ctr comm=fpolicy0 pages)" "-"
+# comm= is the process's name (its leader's): a renamed worker thread
+# reads for fpolicy0, and its own name matches nothing (a JVM's readers)
+"$FPM" "$F" 0 reader > "$WORK/m"
+within "comm=fpolicy0: its thread named 'reader' at order 0" "$(minflt "$WORK/m")" "$PAGES" 2 16
+check "write comm=reader order=0" pwrite "comm=reader order=0"
+"$FPM" "$F" 0 reader > "$WORK/m"
+within "comm=reader: a thread's own name matches no rule" "$(minflt "$WORK/m")" $((PAGES >> DEF)) 5 16
+check "back to comm=fpolicy0 order=0" pwrite "comm=fpolicy0 order=0"
 
 # --- 2. a rule above the default raises the kernel's size, unmatched unchanged
 sect "2. order max: kernel raised, unmatched still at the default"
@@ -145,6 +153,19 @@ grep -q "^pid=$PID order=2 # exited" $POL && ok "exited process marked" ||
 err=$(pwrite "pid=999999 order=1")
 case $err in *"No such process"*) ok "pid of no process: ESRCH" ;; *) fail "pid=999999: '$err'" ;; esac
 expect_eq "rejected pid rule changes nothing" "$(rules)" "pid=$PID order=2"
+# add/del edit the rules as they are: from a pid namespace that cannot
+# see the rule's process (it reads pid=0 there), the rule stays
+if unshare -p -f true 2>/dev/null; then
+	check "add from another pid namespace" unshare -p -f sh -c \
+		"echo 'add comm=mmt-ns order=1' > /sys/module/mmtune/parameters/policy"
+	expect_eq "the pid= rule kept beside it" "$(rules | tr '\n' '|')" \
+		"pid=$PID order=2|comm=mmt-ns order=1|"
+	check "del from there" unshare -p -f sh -c \
+		"echo 'del 2' > /sys/module/mmtune/parameters/policy"
+	expect_eq "the pid= rule still kept" "$(rules)" "pid=$PID order=2"
+else
+	skip "add/del from another pid namespace" "no unshare -p here"
+fi
 
 # --- 5. cgroup=: the cgroup and those below it
 sect "5. cgroup= rule"
@@ -165,7 +186,26 @@ if grep -q " $CGR cgroup2 " /proc/mounts; then
 	expect_eq "mount path became the cgroup path" "$(rules)" "cgroup=/mmt-t40 order=3"
 	err=$(pwrite "cgroup=/mmt-t40-nonexistent order=1")
 	case $err in *"No such file"*) ok "missing cgroup: ENOENT" ;; *) fail "missing cgroup: '$err'" ;; esac
-	rmdir "$CG/sub" "$CG" 2>/dev/null || true	# held by the rule: kernfs says busy or not
+	# a service restarted by systemd: its cgroup removed, made again at
+	# the same path; the rule follows the path
+	check "write cgroup=/mmt-t40 order=0" pwrite "cgroup=/mmt-t40 order=0"
+	check "remove the cgroup (the rule holds a reference, not a task)" rmdir "$CG/sub" "$CG"
+	grep -q "^cgroup=/mmt-t40 order=0 # removed" $POL && ok "removed cgroup: its rule reads 'removed'" ||
+		fail "removed cgroup: '$(grep cgroup= $POL)'"
+	check "add beside a removed cgroup's rule (parameter)" \
+		sh -c "echo 'add comm=mmt-t40x order=1' > /sys/module/mmtune/parameters/policy"
+	expect_eq "the removed cgroup's rule kept" "$(rules | tr '\n' '|')" \
+		"cgroup=/mmt-t40 order=0|comm=mmt-t40x order=1|"
+	check "del beside it" sh -c "echo 'del 2' > /sys/module/mmtune/parameters/policy"
+	check "write back what was read" sh -c "cat $POL > '$WORK/saved'; cat '$WORK/saved' > $POL"
+	expect_eq "write back keeps it" "$(rules)" "cgroup=/mmt-t40 order=0"
+	mkdir -p "$CG"
+	sleep 0.5	# the poll: a tenth of a second while a rule's cgroup is gone
+	sh -c "echo \$\$ > $CG/cgroup.procs; exec '$FP' '$F'" > "$WORK/c1"
+	within "the cgroup made again: the rule matches it (order 0)" "$(minflt "$WORK/c1")" "$PAGES" 2 16
+	grep -q "^cgroup=/mmt-t40 order=0 #.*removed" $POL &&
+		fail "made again, still 'removed': '$(grep cgroup= $POL)'" || ok "made again: not 'removed'"
+	rmdir "$CG" 2>/dev/null || true
 else
 	fail "no cgroup2 at $CGR"
 fi

@@ -157,6 +157,41 @@ if [ "${MMT_LIGHT:-0}" != 1 ]; then
 		fail "stride 2: useful '$u', want 25..75 %"
 fi
 
+sect "a renamed reading thread learns for its process"
+# comm= is the process's name: a reader thread named 'reader' (as a
+# JVM's or tokio's workers are) faults, and is judged, for comm=fpauto
+FPA=$WORK/fpauto
+if [ -x "${MMT_PROBE:-}" ]; then cp "$MMT_PROBE" "$FPA"; else
+	cc -O2 -o "$FPA" "$MMT_TOP/tests/vm/probe/faultprobe.c"; fi
+dd if=/dev/zero of="$WORK/fa" bs="$PSZ" count=16384 status=none
+check "comm=fpauto order=auto" pwrite "clear\n" && pwrite "comm=fpauto order=auto\n"
+# fa FIELD: as af, on the comm=fpauto line
+fa() { sed -n "s/^comm=fpauto order=auto #.* $1=\([^ ]*\).*/\1/p" $MMT/policy; }
+for _ in 1 2 3; do
+	"$FPA" "$WORK/fa" 0 reader > /dev/null || break
+	sleep 1.3
+done
+echo "# renamed reader: $(grep '^comm=fpauto' $MMT/policy)"
+r=$(fa raised)
+[ "${r:-0}" -ge 2 ] 2>/dev/null && ok "renamed reader: raised $r times in 3 runs" ||
+	fail "renamed reader: raised '${r:-}' times in 3 runs, want >= 2 (order $(fa auto_order))"
+changes=$((changes + ${r:-0}))
+
+sect "a write that keeps the rule keeps a live process's counts"
+check "comm=fpauto order=auto afresh" pwrite "clear\n" && pwrite "comm=fpauto order=auto\n"
+mkfifo "$WORK/hold"
+FAULTPROBE_HOLD=$WORK/hold "$FPA" "$WORK/fa" > "$WORK/h" & hp=$!
+n=0	# read, then held alive
+while ! [ -s "$WORK/h" ] && [ $n -lt 100 ]; do sleep 0.2; n=$((n + 1)); done
+check "a write adding a rule while it lives" pwrite "comm=other order=1\ncomm=fpauto order=auto\n"
+echo > "$WORK/hold"
+wait $hp
+sleep 1.3
+l=$(fa learned)
+[ "${l:-0}" -gt 0 ] 2>/dev/null && ok "its pages counted after the write (learned $l)" ||
+	fail "learned '${l:-}' after the write: the live process's counts were dropped"
+changes=$((changes + $(fa raised)))
+
 sect "counters, clear and unload"
 expect_eq "info policy_auto_changes" "$(info policy_auto_changes)" "$changes"
 expect_eq "no process lost its slot" "$(info policy_auto_lost)" 0

@@ -3,36 +3,64 @@
  * faultprobe: an independent fault counter for the VM tests (it shares
  * no code with mmstress on purpose).
  *
- *   faultprobe FILE [ALIGN]
+ *   faultprobe FILE [ALIGN [THREAD]]
  *
  * Maps FILE shared and read-only at an address aligned to ALIGN bytes
- * (default: one page table's span, page_size * page_size / 8), reads one
- * byte per page, and prints "pages N minflt N majflt N" for that loop only.
+ * (default, or 0: one page table's span, page_size * page_size / 8), reads
+ * one byte per page, and prints "pages N minflt N majflt N" for that loop
+ * only.  With THREAD, the loop runs in a second thread named THREAD
+ * (PR_SET_NAME, as pthread_setname_np does): a process whose reader is a
+ * renamed worker, as a JVM's or tokio's are.  With $FAULTPROBE_HOLD set
+ * to a path (a FIFO), it then reads that until EOF before it exits, its
+ * mapping still there: a process that lives on after its reads.
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <fcntl.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+
+struct loop {
+	const char *p, *name;
+	size_t pages;
+	long psz;
+	unsigned long sum;
+};
+
+static void *read_loop(void *arg)
+{
+	struct loop *l = arg;
+	volatile unsigned long sum = 0;
+	size_t i;
+
+	if (l->name)
+		prctl(PR_SET_NAME, l->name, 0, 0, 0);
+	for (i = 0; i < l->pages; i++)
+		sum += l->p[i * l->psz];
+	l->sum = sum;
+	return NULL;
+}
 
 int main(int argc, char **argv)
 {
 	long psz = sysconf(_SC_PAGESIZE);
-	size_t align = argc > 2 ? strtoull(argv[2], NULL, 0) :
-				  (size_t)psz * (psz / 8);
+	size_t align = argc > 2 ? strtoull(argv[2], NULL, 0) : 0;
+	struct loop l = { .psz = psz, .name = argc > 3 ? argv[3] : NULL };
+	pthread_t th;
 	struct rusage r0, r1;
-	volatile unsigned long sum = 0;
 	struct stat st;
-	size_t pages, i;
+	size_t pages;
 	uintptr_t base;
 	char *res, *p;
 	int fd;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: faultprobe FILE [ALIGN]\n");
+		fprintf(stderr, "usage: faultprobe FILE [ALIGN [THREAD]]\n");
 		return 2;
 	}
 	fd = open(argv[1], O_RDONLY);
@@ -40,6 +68,8 @@ int main(int argc, char **argv)
 		perror(argv[1]);
 		return 1;
 	}
+	if (!align)
+		align = (size_t)psz * (psz / 8);
 	pages = (st.st_size + psz - 1) / psz;
 	res = mmap(NULL, st.st_size + align, PROT_NONE,
 		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -54,11 +84,26 @@ int main(int argc, char **argv)
 		perror("mmap file");
 		return 1;
 	}
+	l.p = p;
+	l.pages = pages;
 	getrusage(RUSAGE_SELF, &r0);
-	for (i = 0; i < pages; i++)
-		sum += p[i * psz];
+	if (!l.name)
+		read_loop(&l);
+	else if (pthread_create(&th, NULL, read_loop, &l) ||
+		 pthread_join(th, NULL)) {
+		fprintf(stderr, "faultprobe: cannot run the reading thread\n");
+		return 1;
+	}
 	getrusage(RUSAGE_SELF, &r1);
 	printf("pages %zu minflt %ld majflt %ld\n", pages,
 	       r1.ru_minflt - r0.ru_minflt, r1.ru_majflt - r0.ru_majflt);
+	fflush(stdout);
+	if (getenv("FAULTPROBE_HOLD")) {
+		char buf[64];
+		int h = open(getenv("FAULTPROBE_HOLD"), O_RDONLY);
+
+		while (h >= 0 && read(h, buf, sizeof(buf)) > 0)
+			;
+	}
 	return 0;
 }
