@@ -886,12 +886,23 @@ static bool cgroup_follow_locked(struct policy_set *set)
 	for (i = 0; i < set->nr; i++) {
 		struct policy_rule *r = &set->rule[i];
 
-		if (r->kind != RULE_CGROUP || !css_is_dying(&r->cgrp->self))
+		if (r->kind != RULE_CGROUP)
 			continue;
+		/*
+		 * The path looked up, not the cgroup's state asked: what a
+		 * removed cgroup's flags say moved between kernels (7.3's
+		 * css_is_dying() tests CSS_DYING, which a removed cgroup's
+		 * own css did not have there), a lookup's answer did not.
+		 */
 		cg = cgroup_get_from_path(r->abs);
 		if (IS_ERR(cg)) {
 			r->removed = true;
 			waiting = true;
+			continue;
+		}
+		if (cg == r->cgrp) {
+			cgroup_put(cg);
+			r->removed = false;
 			continue;
 		}
 		old[nr_old++] = r->cgrp;

@@ -702,6 +702,24 @@ suite_plane() {
 	t_file "plane: the reset is stats_reset 1" "$P/stats_reset" 1
 	t_rc "plane: set pfn_valid/mode stock" 0 "$CTL" set pfn_valid/mode stock
 	t_file "plane: pfn_valid_mode written" "$P/pfn_valid_mode" stock
+	# a policy longer than the parameter's page: it lists fewer rules
+	# than policy/rules counts; no tool goes on with the partial set
+	printf 'comm=a order=1\n' > "$P/policy"
+	echo 2 > "$S/policy/rules"
+	echo 4 > "$S/info/base_order"; echo 32 > "$S/info/policy_max_rules"
+	echo "1 2" > "$S/policy/hits"
+	t_rc "plane: policy show of a cut-short policy fails" 1 "$CTL" policy show
+	t_rc "plane: policy add to a cut-short policy fails" 1 "$CTL" policy add 'comm=b order=2'
+	t_file "plane: nothing written back" "$P/policy" "comm=a order=1"
+	rm -rf "$W/sroot"; mkdir -p "$W/sroot/etc/mmtune" "$W/sroot/etc/modprobe.d"
+	echo "comm=keep order=1" > "$W/sroot/etc/mmtune/policy"
+	t_rc "plane: save with the policy unreadable fails" 1 "$CTL" save --root "$W/sroot"
+	t_file "plane: save kept /etc/mmtune/policy" "$W/sroot/etc/mmtune/policy" "comm=keep order=1"
+	check "plane: save left no temporary file" test -z "$(ls "$W/sroot/etc/mmtune" | grep -v '^policy$')"
+	echo 1 > "$S/policy/rules"
+	t_rc "plane: policy add through the parameter's add" 0 "$CTL" policy add 'comm=b order=2'
+	t_file "plane: the parameter got one add, not a whole set" "$P/policy" "add comm=b order=2"
+	: > "$P/policy"; echo 0 > "$S/policy/rules"
 	unset MMTUNE_SYSFS_MM
 	fresh
 }

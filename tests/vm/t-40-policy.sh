@@ -258,6 +258,25 @@ if grep -q " $CGR cgroup2 " /proc/mounts; then
 	expect_eq "module file | load: the same rules" "$(rules | tr '\n' '|')" "$(printf '%b' "$text" | tr '\n' '|')"
 	pwrite clear > /dev/null
 	for i in $(seq 10 25); do rmdir "$CGR/mmt-rt-$long-$i"; done
+	# 31 rules of 240-byte paths: 7.8 KB, more than the parameter's page
+	# holds; the tools read all of it and lose no rule
+	long=$(printf 'y%.0s' $(seq 1 225))
+	text=""
+	for i in $(seq 10 40); do
+		mkdir -p "$CGR/mmt-rl-$long-$i"
+		text="${text}cgroup=/mmt-rl-$long-$i order=$((i % (MAX + 1)))\n"
+	done
+	printf '%b' "$text" > "$WORK/long"
+	# one write(2): printf(1) flushes 7.8 KB in pieces, a set is one write
+	check "31 rules of 240-byte paths" dd if="$WORK/long" of=$POL bs=64k status=none
+	check "mmtunectl policy add beside them" "$CTL" policy add "comm=mmt-x order=1"
+	expect_eq "policy/rules: 32" "$(cat /sys/kernel/mm/mmtune/policy/rules)" 32
+	expect_eq "all 31 kept, the new one last" "$(rules | md5sum)" \
+		"$(printf '%b' "${text}comm=mmt-x order=1\n" | md5sum)"
+	check "mmtunectl policy del of the new one" "$CTL" policy del "comm=mmt-x"
+	expect_eq "del: the 31 kept" "$(rules | md5sum)" "$(printf '%b' "$text" | md5sum)"
+	pwrite clear > /dev/null
+	for i in $(seq 10 40); do rmdir "$CGR/mmt-rl-$long-$i"; done
 fi
 
 # --- 7. the global order changed under rules; clear restores it

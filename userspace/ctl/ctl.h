@@ -135,6 +135,7 @@ struct pstate {
 };
 
 int read_policy(struct pstate *ps);
+int policy_absent(void);
 int check_match(const char *verb, const char *m, char *out, size_t len);
 int write_rules(const struct prule *r, int n);
 int rule_is_auto(const struct prule *r);

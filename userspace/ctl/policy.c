@@ -149,6 +149,40 @@ static int parse_policy(char *text, struct pstate *ps)
 	return seen_rules ? 0 : -1;
 }
 
+/*
+ * The rules read against the module's count of them (sysfs policy/rules,
+ * where there is one): a text cut short must never be written back as
+ * the whole set.  0, or -(exit code) after saying why.
+ */
+static int check_count(const struct pstate *ps)
+{
+	char p[PATH_MAX];
+	FILE *f;
+	int n = -1;
+
+	snprintf(p, sizeof(p), "%s/policy/rules", mmt_sysfs_mm());
+	f = fopen(p, "re");
+	if (!f)
+		return 0;	/* a module without it: the text is all there is */
+	if (fscanf(f, "%d", &n) != 1)
+		n = -1;
+	fclose(f);
+	if (n < 0 || n == ps->nr)
+		return 0;
+	fprintf(stderr, PROG ": read %d of the module's %d policy rules: refusing to go on with a partial set\n",
+		ps->nr, n);
+	return -MMT_EXIT_FAIL;
+}
+
+/* Whether the module has no policy at all (one from before it). */
+int policy_absent(void)
+{
+	char b[64];
+	long r = mmt_knob_read_n("policy", b, sizeof(b));
+
+	return r == MMT_ENOKNOB || (r == MMT_EIO && errno == ENOENT);
+}
+
 /* Read and parse the policy file; -(exit code) after saying why. */
 int read_policy(struct pstate *ps)
 {
@@ -172,7 +206,7 @@ int read_policy(struct pstate *ps)
 		return -MMT_EXIT_FAIL;
 	}
 	free(buf);
-	return 0;
+	return check_count(ps);
 }
 
 /*
@@ -300,16 +334,11 @@ static char *rules_text(const struct prule *r, int n)
 	return t;
 }
 
-/* Replace the module's rules with r[0..n) ("clear" when n == 0). */
-int write_rules(const struct prule *r, int n)
+/* @t to the policy (a set, "clear" or a verb); 0 or an exit code. */
+static int write_one(const char *t)
 {
-	char *t = rules_text(r, n);
-	int err;
+	int err = mmt_knob_write("policy", t);
 
-	if (!t)
-		return lib_fail(MMT_EIO);
-	err = mmt_knob_write("policy", t);
-	free(t);
 	if (!err)
 		return 0;
 	switch (errno) {
@@ -331,6 +360,19 @@ int write_rules(const struct prule *r, int n)
 		return MMT_EXIT_FAIL;
 	}
 	return lib_fail(err);
+}
+
+/* Replace the module's rules with r[0..n) ("clear" when n == 0). */
+int write_rules(const struct prule *r, int n)
+{
+	char *t = rules_text(r, n);
+	int rc;
+
+	if (!t)
+		return lib_fail(MMT_EIO);
+	rc = write_one(t);
+	free(t);
+	return rc;
 }
 
 /* The current rules minus exited pid rules (they cannot be written back). */
@@ -541,14 +583,45 @@ static void policy_show(const struct pstate *ps, int json)
 			 ctr_text(p, sizeof(p), ps->def.has_pages, ps->def.pages));
 }
 
+/*
+ * The parameter's "add RULE", one rule at a time: the module appends it
+ * to the set as it is then, so an editor beside us loses nothing (a
+ * whole set written back would drop what it added meanwhile).  0, 1 if
+ * there is no such parameter (debugfs alone: a whole set instead), or an
+ * exit code after saying why (the rules before @nr[i] are in).
+ */
+static int add_in_kernel(const struct prule *nr, int n)
+{
+	char t[512];
+	int i, rc;
+
+	if (!strcmp(mmt_interface(), "debugfs"))
+		return 1;
+	for (i = 0; i < n; i++) {
+		if ((size_t)snprintf(t, sizeof(t), "add %s order=%s", nr[i].match,
+				     nr[i].order) >= sizeof(t) || strchr(t, ';'))
+			return i ? usage_err("policy", "add: rule %d too long (the ones before it are in)", i + 1) : 1;
+		rc = write_one(t);
+		if (rc) {
+			if (i)
+				fprintf(stderr, PROG ": add: the %d rule(s) before it are in\n", i);
+			return rc;
+		}
+	}
+	return 0;
+}
+
 /* policy add: the new rules after those there (first match wins). */
 static int policy_add(const struct pstate *ps, struct prule *nr, int n)
 {
 	struct prule *all = nr + PRULES_MAX;
-	int m = live_rules(ps, all), i;
+	int m = live_rules(ps, all), i, rc;
 
 	if (m + n > ps->max_rules)
 		return usage_err("policy", "add: %d rules would exceed the module's %d", m + n, ps->max_rules);
+	rc = add_in_kernel(nr, n);
+	if (rc != 1)
+		return rc;
 	for (i = 0; i < n; i++)
 		all[m + i] = nr[i];
 	return write_rules(all, m + n);

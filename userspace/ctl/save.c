@@ -61,7 +61,15 @@ static int save_file(const char *path, const char *text)
 		}
 		return 0;
 	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* a name of its own: never another writer's file, nor a link planted there */
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= sizeof(tmp))
+		return usage_err("save", "path too long: %.80s", path);
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd >= 0 && fchmod(fd, 0644)) {
+		close(fd);
+		unlink(tmp);
+		fd = -1;
+	}
 	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text) ||
 	    fsync(fd) || close(fd) || rename(tmp, path)) {
 		fprintf(stderr, PROG ": save: %s: %s\n", path, strerror(errno));
@@ -119,12 +127,18 @@ static void save_conf(char *conf, size_t len, int order)
 static int save_policy(char *pol, size_t len)
 {
 	struct pstate *ps = calloc(1, sizeof(*ps));
-	int i, skipped = 0;
+	int i, skipped = 0, rc;
 
 	if (!ps)
 		return lib_fail(MMT_EIO);
 	pol[0] = '\0';
-	if (read_policy(ps) == 0 && ps->nr) {
+	/* unreadable is not empty: /etc/mmtune/policy stays as it is */
+	rc = policy_absent() ? 0 : -read_policy(ps);
+	if (rc) {
+		free(ps);
+		return rc;	/* read_policy said why; nothing written */
+	}
+	if (ps->nr) {
 		cat_text(pol, len,
 			 "# /etc/mmtune/policy: written by 'mmtunectl save'; loaded at boot by\n"
 			 "# mmtune.service ('mmtunectl policy load'). One rule a line, first match wins.\n");

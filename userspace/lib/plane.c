@@ -187,11 +187,20 @@ static int read_policy(struct out *o)
 {
 	static unsigned long long h[2], hits[64], pages[64], orders[64];
 	char v[VAL_MAX], rules[VAL_MAX], p[PATH_MAX], *line, *save;
-	int nh, np, no, i = 0;
+	int nh, np, no, i = 0, n = 0;
 
 	param_path(p, sizeof(p), "policy");
 	if (read_value(p, rules, sizeof(rules)) ||
 	    sysfs_value("policy", "rules", v, sizeof(v)))
+		return -1;
+	/*
+	 * The parameter holds a page of whole lines: a longer policy reads
+	 * cut short there.  Fewer lines than policy/rules counts: debugfs
+	 * (the whole text), never a set with rules missing.
+	 */
+	for (line = rules; *line; line++)
+		n += *line == '\n' || !line[1];	/* the last line may lack its '\n' */
+	if (n != atoi(v))
 		return -1;
 	put(o, "# rules %s/", v);
 	put(o, "%s\n", sysfs_value("info", "policy_max_rules", v, sizeof(v)) ? "?" : v);
