@@ -20,10 +20,13 @@
  * feature is brought up last and taken down first: no file can outlive
  * what it shows.
  */
+#include <linux/capability.h>
+#include <linux/jiffies.h>
 #include <linux/kernel.h>
 #include <linux/kernfs.h>
 #include <linux/kobject.h>
 #include <linux/mm.h>
+#include <linux/mutex.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -53,18 +56,14 @@ static char *seq_text(void (*show)(struct seq_file *m), size_t *len)
 	return m.buf;
 }
 
-/* The value of @show's "@key: value" line, or "unavailable". */
-static ssize_t seq_value(void (*show)(struct seq_file *m), const char *key,
-			 char *buf)
+/* The value of @text's "@key: value" line, or "unavailable". */
+static ssize_t text_value(const char *text, size_t len, const char *key,
+			  char *buf)
 {
-	size_t len, klen = strlen(key);
+	size_t klen = strlen(key);
 	const char *p, *end, *nl;
 	ssize_t ret = 0;
-	char *text;
 
-	text = seq_text(show, &len);
-	if (!text)
-		return -ENOMEM;
 	for (p = text, end = text + len; p < end && !ret; p = nl + 1) {
 		nl = memchr(p, '\n', end - p);
 		if (!nl)
@@ -74,8 +73,23 @@ static ssize_t seq_value(void (*show)(struct seq_file *m), const char *key,
 			ret = sysfs_emit(buf, "%.*s\n", (int)(nl - p - klen - 2),
 					 p + klen + 2);
 	}
-	kvfree(text);
 	return ret ? ret : sysfs_emit(buf, "unavailable\n");
+}
+
+/* The value of @show's "@key: value" line, or "unavailable". */
+static ssize_t seq_value(void (*show)(struct seq_file *m), const char *key,
+			 char *buf)
+{
+	size_t len;
+	ssize_t ret;
+	char *text;
+
+	text = seq_text(show, &len);
+	if (!text)
+		return -ENOMEM;
+	ret = text_value(text, len, key, buf);
+	kvfree(text);
+	return ret;
 }
 
 /* ---- info/ */
@@ -88,10 +102,36 @@ void mmtune_sysfs_info_source(void (*show)(struct seq_file *m))
 	info_source = show;
 }
 
+/*
+ * info/ is world-readable, and rendering info takes every feature's
+ * lock: a user without CAP_SYS_ADMIN gets the text as rendered at most a
+ * tenth of a second ago, so reading in a loop cannot hold root's writes
+ * back more than ten renders a second.
+ */
+#define INFO_CACHE_AGE	(HZ / 10)
+
+static DEFINE_MUTEX(info_cache_lock);
+static char *info_cache;		/* under info_cache_lock */
+static size_t info_cache_len;
+static unsigned long info_cache_at;
+
 static ssize_t info_show(struct kobject *kobj, struct kobj_attribute *attr,
 			 char *buf)
 {
-	return seq_value(info_source, attr->attr.name, buf);
+	ssize_t ret = -ENOMEM;
+
+	if (capable(CAP_SYS_ADMIN))
+		return seq_value(info_source, attr->attr.name, buf);
+	mutex_lock(&info_cache_lock);
+	if (!info_cache || time_after(jiffies, info_cache_at + INFO_CACHE_AGE)) {
+		kvfree(info_cache);
+		info_cache = seq_text(info_source, &info_cache_len);
+		info_cache_at = jiffies;
+	}
+	if (info_cache)
+		ret = text_value(info_cache, info_cache_len, attr->attr.name, buf);
+	mutex_unlock(&info_cache_lock);
+	return ret;
 }
 
 /* ---- stats/ */
@@ -389,6 +429,8 @@ static void mmt_sysfs_exit(void)
 	kobject_put(mmt_kobj);
 	mmt_kobj = NULL;
 	dirs_free();
+	kvfree(info_cache);	/* no reader left: the groups are gone */
+	info_cache = NULL;
 }
 
 static void mmt_sysfs_info(struct seq_file *m)

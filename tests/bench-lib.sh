@@ -107,7 +107,7 @@ bench_vm() {
 		# (MMT_KERNEL, tests/bench-cell.sh)
 		KVER=$(modinfo -F vermagic "$MMT_BENCH_KO" | cut -d' ' -f1)
 	else
-		KVER=$(cd /lib/modules && ls -d 6.1.*-amd64 2>/dev/null | sort -V | tail -n 1)
+		KVER=$(cd /lib/modules && ls -d 6.1.*[0-9]-amd64 2>/dev/null | sort -V | tail -n 1)
 		make -s -C "$TOP" module KDIR="/lib/modules/$KVER/build" > /dev/null ||
 			{ echo "$name: module build failed" >&2; exit 1; }
 	fi

@@ -72,7 +72,7 @@ mkdir -p "$OUT"
 
 log "setup (tests/setup.sh, log in tests/out/demo/setup.log)"
 tests/setup.sh > "$OUT/setup.log" 2>&1 || die "tests/setup.sh failed: $(tail -n 1 "$OUT/setup.log")"
-KVER=$(cd /lib/modules && ls -d 6.1.*-amd64 2>/dev/null | sort -V | tail -n 1)
+KVER=$(cd /lib/modules && ls -d 6.1.*[0-9]-amd64 2>/dev/null | sort -V | tail -n 1)
 [ -n "$KVER" ] || die "no Debian 6.1 kernel installed"
 
 log "build: make tools, make module KDIR=/lib/modules/$KVER/build"

@@ -163,5 +163,15 @@ BG=""
 expect_eq "run SIGTERM: rules as found" "$(rules)" "comm=fpolicy0 order=1"
 ls -d $CGR/mmtune-run.* > /dev/null 2>&1 && fail "run left $(ls -d $CGR/mmtune-run.*)" || ok "run: cgroup removed"
 running "^sleep 100" && fail "run SIGTERM left sleep running" || ok "run SIGTERM: nothing left running"
+# under nohup SIGHUP stays ignored, for run and for its command (it used
+# to be caught, and forwarded as SIGTERM)
+if command -v nohup > /dev/null; then
+	rm -f "$WORK/alive"
+	nohup "$CTL" run --order 0 -- sh -c "kill -HUP \$PPID; kill -HUP \$\$; sleep 0.5; echo alive > '$WORK/alive'" \
+		> /dev/null 2>&1
+	expect_eq "run under nohup: SIGHUP ignored, exit 0" "$?" 0
+	[ -e "$WORK/alive" ] && ok "run under nohup: the command lived on" ||
+		fail "run under nohup: the command did not finish"
+fi
 pwrite clear > /dev/null
 

@@ -203,6 +203,17 @@ for args in "get fault_around_order" "status" "stats"; do
 done
 t_rc "unprivileged: bad value is still exit 2" 2 $NOBODY "$CTL" set fault_around_order 12x
 expect_eq "unprivileged: nothing changed" "$(cat $MMT/fault_around_order)" 3
+# info/ for everyone: rendered at most ten times a second for them (a
+# reader in a loop does not hold root's writes back), root's fresh
+SI=/sys/kernel/mm/mmtune/info
+if [ -r $SI/order ]; then
+	$NOBODY cat $SI/order > /dev/null
+	echo 2 > $MMT/fault_around_order
+	expect_eq "info/order for root: at once" "$(cat $SI/order)" 2
+	sleep 0.3
+	expect_eq "info/order for everyone: within a tenth of a second" "$($NOBODY cat $SI/order)" 2
+	echo 3 > $MMT/fault_around_order
+fi
 unload_module
 # shellcheck disable=SC2086
 t_rc "unprivileged, no module: get: exit 1" 1 $NOBODY "$CTL" get fault_around_order

@@ -34,17 +34,26 @@ static void tune_on_signal(int sig)
 	tune_sig = sig;
 }
 
-/* SIGINT, SIGTERM and SIGHUP end waits (no SA_RESTART); old[3] keeps theirs. */
+static const int tune_sigs[3] = { SIGINT, SIGTERM, SIGHUP };
+
+/*
+ * SIGINT, SIGTERM and SIGHUP end waits (no SA_RESTART); old[3] keeps
+ * theirs.  One ignored when we started stays ignored, for us and for the
+ * command (nohup's SIGHUP, a background job's SIGINT), as a shell does.
+ */
 void tune_signals(struct sigaction *old)
 {
 	struct sigaction sa;
+	int i;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = tune_on_signal;
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old[0]);
-	sigaction(SIGTERM, &sa, &old[1]);
-	sigaction(SIGHUP, &sa, &old[2]);
+	for (i = 0; i < 3; i++) {
+		sigaction(tune_sigs[i], &sa, &old[i]);
+		if (old[i].sa_handler == SIG_IGN)
+			sigaction(tune_sigs[i], &old[i], NULL);
+	}
 }
 
 void tune_signals_restore(const struct sigaction *old)
@@ -76,7 +85,7 @@ int wait_child(pid_t pid, int *status, struct rusage *ru)
 		if (w < 0 && errno != EINTR)
 			return -1;
 		if (tune_sig && !forwarded) {
-			kill(pid, tune_sig == SIGHUP ? SIGTERM : tune_sig);
+			kill(pid, tune_sig);	/* the signal we got, as it is */
 			forwarded = 1;
 			deadline = mono_now() + 5;
 		}
@@ -189,12 +198,14 @@ static void run_stats(const struct tune_ctx *t, int order, const struct rusage *
  */
 void cmd_child(struct tune_ctx *t, const int *go, const int *ex, bool quiet)
 {
+	struct sigaction sa;
 	char c;
-	int e;
+	int e, i;
 
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
+	/* ours back to the default; an ignored one stays ignored */
+	for (i = 0; i < 3; i++)
+		if (!sigaction(tune_sigs[i], NULL, &sa) && sa.sa_handler == tune_on_signal)
+			signal(tune_sigs[i], SIG_DFL);
 	close(go[1]);
 	close(ex[0]);
 	if (read(go[0], &c, 1) != 1)
@@ -242,7 +253,9 @@ static int run_child(struct tune_ctx *t, int order, int *status, struct rusage *
 	}
 	rc = mmt_cg_enter(&t->cg, pid);
 	rc = rc ? lib_fail(rc) : tune_rule(t, order);
-	if (!rc && !tune_sig && write(go[1], "g", 1) != 1)
+	if (!rc && tune_sig)
+		rc = 128 + tune_sig;	/* interrupted before it started, as a shell says */
+	else if (!rc && write(go[1], "g", 1) != 1)
 		rc = (fprintf(stderr, PROG ": cannot start the command: %s\n", strerror(errno)), MMT_EXIT_FAIL);
 	close(go[1]);
 	t0 = mono_now();
