@@ -38,8 +38,9 @@ static const int tune_sigs[3] = { SIGINT, SIGTERM, SIGHUP };
 
 /*
  * SIGINT, SIGTERM and SIGHUP end waits (no SA_RESTART); old[3] keeps
- * theirs.  One ignored when we started stays ignored, for us and for the
- * command (nohup's SIGHUP, a background job's SIGINT), as a shell does.
+ * theirs.  A SIGHUP ignored when we started (nohup) stays ignored, for
+ * us and for the command.  SIGINT is caught even if ignored: a shell
+ * ignores it in every background job, and scripts stop those with it.
  */
 void tune_signals(struct sigaction *old)
 {
@@ -51,7 +52,7 @@ void tune_signals(struct sigaction *old)
 	sigemptyset(&sa.sa_mask);
 	for (i = 0; i < 3; i++) {
 		sigaction(tune_sigs[i], &sa, &old[i]);
-		if (old[i].sa_handler == SIG_IGN)
+		if (tune_sigs[i] == SIGHUP && old[i].sa_handler == SIG_IGN)
 			sigaction(tune_sigs[i], &old[i], NULL);
 	}
 }
