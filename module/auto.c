@@ -150,18 +150,6 @@ void notrace mmtune_auto_mapped(const struct mm_struct *mm, unsigned long id,
 }
 
 /*
- * @n pre-mapped pages found untouched in a zap of @mm.  In exit_mmap (no
- * users left) the mm's counts so far are handed over: true, with its
- * rule's id in *@id, the pages in *@p and *@u and 1 in *@runs (the process
- * ended); the later zaps of the same exit_mmap (the same task runs them
- * all) hand over their untouched pages alone.  A slot whose mm ended is
- * nobody's: a new mm at the same address (mm_structs are reused at once:
- * the next fork gets the last freed one) counts nothing there until it
- * pre-maps pages of its own.  So a forked child, whose copy of its
- * parent's page tables holds the parent's old PTEs, never hands them
- * over as the ended process's.
- */
-/*
  * Whether a zap of @mm, no users left, is of the exit_mmap that @s was
  * handed over in.  The mm's and the exiting task's addresses alone do not
  * say: a task that execs twice frees its first mm and may get the same
@@ -176,6 +164,18 @@ static __always_inline bool mm_ended(const struct auto_slot *s,
 	       s->pgd == mm->pgd;
 }
 
+/*
+ * @n pre-mapped pages found untouched in a zap of @mm.  In exit_mmap (no
+ * users left) the mm's counts so far are handed over: true, with its
+ * rule's id in *@id, the pages in *@p and *@u and 1 in *@runs (the process
+ * ended); the later zaps of the same exit_mmap (the same task runs them
+ * all) hand over their untouched pages alone.  A slot whose mm ended is
+ * nobody's: a new mm at the same address (mm_structs are reused at once:
+ * the next fork gets the last freed one) counts nothing there until it
+ * pre-maps pages of its own.  So a forked child, whose copy of its
+ * parent's page tables holds the parent's old PTEs, never hands them
+ * over as the ended process's.
+ */
 bool notrace mmtune_auto_unmapped(struct mm_struct *mm, unsigned long n,
 				  unsigned long *id, u64 *p, u64 *u, u64 *runs)
 {

@@ -316,8 +316,9 @@ static __always_inline unsigned long mmtune_count_old(pte_t *pte,
 
 /*
  * Old present PTEs in [addr, end) of @mm; page tables only read.  At most
- * @max_slots PTE slots are read (whole tables): *@stop is where the walk
- * ended, @end unless the budget ran out first.
+ * @max_slots PTE slots are read (whole tables; a step over a pmd without
+ * a table counts 8, about its cost): *@stop is where the walk ended, @end
+ * unless the budget ran out first.
  */
 static __always_inline unsigned long
 mmtune_count_old_ptes(struct mm_struct *mm, unsigned long addr, unsigned long end,
@@ -327,9 +328,7 @@ mmtune_count_old_ptes(struct mm_struct *mm, unsigned long addr, unsigned long en
 #if MMTUNE_HAVE_PTE_MKOLD
 	unsigned long next, slots = 0;
 
-	for (; addr < end; addr = next) {
-		if (slots >= max_slots)
-			break;
+	for (; addr < end && slots < max_slots; addr = next) {
 		pgd_t *pgd = pgd_offset(mm, addr);
 		p4d_t *p4d;
 		pud_t *pud;
@@ -348,8 +347,10 @@ mmtune_count_old_ptes(struct mm_struct *mm, unsigned long addr, unsigned long en
 			continue;
 		pte = mmtune_pmd_table(READ_ONCE(*pmd_offset(pud, addr)));
 		next = pmd_addr_end(addr, end);
-		if (!pte)
+		if (!pte) {
+			slots += 8;
 			continue;
+		}
 		n += mmtune_count_old(pte + pte_index(addr),
 				      (next - addr) >> PAGE_SHIFT);
 		slots += (next - addr) >> PAGE_SHIFT;

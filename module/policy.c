@@ -680,11 +680,6 @@ static int parse_rule(char *text, struct policy_rule *r, unsigned int line,
 	return 0;
 }
 
-/*
- * Parse a whole write into @set (room for POLICY_MAX_RULES) against the
- * current set @cur (for exited pid= rules).  *clear is set for "clear".
- * On error the caller frees the set.
- */
 /* @r, the set's last rule, in its counts of auto rules and its largest order */
 static void set_account(struct policy_set *set, const struct policy_rule *r)
 {
@@ -694,6 +689,11 @@ static void set_account(struct policy_set *set, const struct policy_rule *r)
 			     mmtune_max_order() : r->order);
 }
 
+/*
+ * Parse a whole write into @set (room for POLICY_MAX_RULES) against the
+ * current set @cur (for exited pid= rules).  *clear is set for "clear".
+ * On error the caller frees the set.
+ */
 static int parse_set(char *buf, struct policy_set *set,
 		     const struct policy_set *cur, bool *clear)
 {
@@ -1041,10 +1041,6 @@ static int policy_open(struct inode *inode, struct file *file)
 }
 
 /*
- * Apply @buf, a whole rule set or "clear" (NUL-terminated, modified by
- * the parse).  Nothing changes unless it is wholly valid.
- */
-/*
  * Install @set (parsed, not yet counted or started; @clear: "clear"),
  * against the current set @cur.  @set is freed unless it is the policy's
  * now.
@@ -1080,6 +1076,10 @@ static struct policy_set *set_alloc(void)
 	return kzalloc(struct_size(set, rule, POLICY_MAX_RULES), GFP_KERNEL);
 }
 
+/*
+ * Apply @buf, a whole rule set or "clear" (NUL-terminated, modified by
+ * the parse).  Nothing changes unless it is wholly valid.
+ */
 static int policy_apply_locked(char *buf)
 {
 	struct policy_set *set, *cur;

@@ -37,7 +37,8 @@ static int save_file(const char *path, const char *text)
 	long n = -1;
 	FILE *f;
 
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp) ||
+	/* mkostemp's: never another writer's file, nor a link planted there */
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= sizeof(tmp) ||
 	    (size_t)snprintf(bak, sizeof(bak), "%s.bak", path) >= sizeof(bak))
 		return usage_err("save", "path too long: %.80s", path);
 	f = fopen(path, "r");
@@ -61,9 +62,6 @@ static int save_file(const char *path, const char *text)
 		}
 		return 0;
 	}
-	/* a name of its own: never another writer's file, nor a link planted there */
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= sizeof(tmp))
-		return usage_err("save", "path too long: %.80s", path);
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd >= 0 && fchmod(fd, 0644)) {
 		close(fd);
