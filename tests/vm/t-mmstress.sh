@@ -90,17 +90,35 @@ fi
 # --- 2. seq/rand/sparse against /proc/vmstat pgfault over the same window,
 sect "2. seq/rand/sparse against /proc/vmstat pgfault over the same window,"
 #        and seq against the rig's own probe (tests/vm/probe/faultprobe.c)
+#        pgfault is system-wide: it holds mmstress's own faults (never fewer:
+#        a count under minor_faults fails at once) plus whatever else faulted
+#        in the window (a busybox exec is ~100). So the surplus over 2 % is
+#        retried, up to three runs, and the last run is judged.
+pgfault_pair() { # ORDER CSV: "minor_faults vm_pgfault"
+	echo "$(csvcol "$2" minor_faults order=$1) $(csvcol "$2" vm_pgfault order=$1)"
+}
 for w in seq rand sparse; do
 	size=32M; [ $w = sparse ] && size=1G
-	if "$MMS" $w -s $size -o 0,3 -F csv -f "$SHM" > "$WORK/$w.csv" 2> "$WORK/err"; then
-		for o in 0 3; do
-			mf=$(csvcol "$WORK/$w.csv" minor_faults order=$o)
-			vm=$(csvcol "$WORK/$w.csv" vm_pgfault order=$o)
-			within "$w order $o: minor_faults vs vmstat pgfault" "$mf" "$vm" 2
+	for o in 0 3; do
+		try=1
+		while :; do
+			if ! "$MMS" $w -s $size -o $o -F csv -f "$SHM" > "$WORK/$w.csv" 2> "$WORK/err"; then
+				fail "$w -o $o: $(tail -n 1 "$WORK/err")"
+				continue 2
+			fi
+			set -- $(pgfault_pair $o "$WORK/$w.csv")
+			[ "$2" -lt "$1" ] && break
+			awk -v m="$1" -v v="$2" 'BEGIN { exit !(v - m <= m * 2 / 100) }' && break
+			[ $try -ge 3 ] && break
+			echo "# $w order $o: pgfault $2 for $1 minor faults (run $try), others faulted: again"
+			try=$((try + 1))
 		done
-	else
-		fail "$w -o 0,3: $(tail -n 1 "$WORK/err")"
-	fi
+		if [ "$2" -lt "$1" ]; then
+			fail "$w order $o: vmstat pgfault $2 < minor_faults $1 (the window missed faults)"
+		else
+			within "$w order $o: minor_faults vs vmstat pgfault (run $try)" "$1" "$2" 2
+		fi
+	done
 done
 PROBE=$WORK/faultprobe
 if [ -x "${MMT_PROBE:-}" ] && PROBE=$MMT_PROBE ||
