@@ -5,7 +5,13 @@
 # Every kernel x arch cell: Debian's 6.1 (bookworm[-security]), 6.12
 # (trixie[-security]) and 7.x (trixie-backports) on x86_64, arm64, ppc64le
 # (and 6.12's ppc64le -64k flavour) and s390x (big-endian), and 6.12 and 7.x
-# on riscv64 (a release arch from Debian 13 on). Per cell (tests/matrix/):
+# on riscv64 (a release arch from Debian 13 on); and the flavours where
+# what differs lives: the PREEMPT_RT kernels of 6.1 and 6.12 on amd64
+# (spinlock_t sleeps: usefulness refuses there), 6.12's arm64-16k (2048
+# PTEs a table, max_order 11: usefulness's marks, auto's ceiling). The
+# flavour cells run the suites that touch what differs (FLAVOUR_TESTS
+# below: knob, stats, policy, usefulness, auto; dmesg as every cell), not
+# all: CI's time. Per cell (tests/matrix/):
 #   fetch.sh      headers, -common, amd64 linux-kbuild and the image through a
 #                 private apt configuration (cached in $MMTUNE_CACHE/matrix)
 #   build.sh      module/mmtune.ko against those headers (cross where foreign;
@@ -22,7 +28,8 @@
 # logs to tests/out/matrix/<cell>.{build,console}.log.
 #
 # CELL: SERIES-ARCH, SERIES 6.1, 6.12 or 7, ARCH x86_64, arm64, ppc64le,
-# ppc64le-64k, s390x or riscv64, for ppc64le optionally followed by -hash (boot with the hash
+# ppc64le-64k, arm64-16k, x86_64-rt, arm64-rt, s390x or riscv64, for
+# ppc64le optionally followed by -hash (boot with the hash
 # MMU: 256 PTEs a table instead of radix's 32 with 64 KiB pages). Default:
 # every cell above ("all" says the same); or $MMT_MATRIX_CELLS.
 # A cell whose packages the mirror does not have is "unavailable": listed,
@@ -54,9 +61,16 @@ t0=$(date +%s)
 # The cells, the slowest under TCG first (s390x and riscv64 cells took
 # 162-317 s on 2026-12-02, the others 110-191 s), so that side-by-side
 # workers end together.
-ALL="6.12-riscv64 6.1-s390x 7-s390x 6.12-s390x 7-riscv64 6.1-arm64 6.1-x86_64 6.12-x86_64 6.12-arm64 6.1-ppc64le-hash 6.1-ppc64le 6.12-ppc64le 7-x86_64 6.12-ppc64le-64k 7-arm64 7-ppc64le"
-# One full cell per arch; the others are light (tests/matrix/init.sh).
-FULL=${MMT_MATRIX_FULL:-6.12-x86_64 6.12-arm64 6.12-ppc64le 6.1-s390x 6.12-riscv64}
+ALL="6.12-riscv64 6.1-s390x 7-s390x 6.12-s390x 7-riscv64 6.1-arm64 6.12-arm64-16k 6.1-x86_64 6.12-x86_64 6.12-arm64 6.1-ppc64le-hash 6.1-ppc64le 6.12-ppc64le 6.1-x86_64-rt 6.12-x86_64-rt 7-x86_64 6.12-ppc64le-64k 7-arm64 7-ppc64le"
+# One full cell per arch of the fast ones; the others are light
+# (tests/matrix/init.sh). s390x's and riscv64's are light too: what a full
+# cell adds is mmtunectl tune's wall-time sweeps (userspace, the same code
+# on every arch; 100 s of s390x's 6.1 cell and 300 s of riscv64's 6.12
+# under TCG), and CI's 50 minutes warm took the flavour cells instead.
+FULL=${MMT_MATRIX_FULL:-6.12-x86_64 6.12-arm64 6.12-ppc64le}
+# The suites of a flavour cell (-rt, -16k): the ones that touch what the
+# flavour changes. MMT_MATRIX_TESTS, when set, wins for every cell.
+FLAVOUR_TESTS="t-10-knob t-20-stats t-40-policy t-60-usefulness t-61-auto"
 [ $# -gt 0 ] || set -- ${MMT_MATRIX_CELLS:-$ALL}
 [ "$*" = all ] && set -- $ALL
 # MMT_MATRIX_SHARD=I/N: the I-th of every N cells (CI's parallel jobs).
@@ -126,7 +140,9 @@ cell_test() {
 	cat "$MX/cells/$c/build.log" >> "$OUT/$c.build.log"
 	light=1
 	case " $FULL " in *" $c "*|*" all "*) light=0 ;; esac
-	if ! MMT_MATRIX_LIGHT=$light "$M/initramfs.sh" "$c" >> "$OUT/$c.build.log" 2>&1; then
+	local tests=${MMT_MATRIX_TESTS:-}
+	case $c in *-rt|*-16k) tests=${tests:-$FLAVOUR_TESTS} ;; esac
+	if ! MMT_MATRIX_TESTS=$tests MMT_MATRIX_LIGHT=$light "$M/initramfs.sh" "$c" >> "$OUT/$c.build.log" 2>&1; then
 		status=initramfs-failed
 		return
 	fi

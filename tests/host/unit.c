@@ -11,10 +11,15 @@
  *                               STRING as a name and as values
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "cgrun.h"
 #include "libmmtune.h"
 #include "jsonw.h"
 
@@ -150,6 +155,103 @@ static void jsonw_selftest(void)
 	check("jsonw compact: commas, nesting, escaping", !strcmp(buf, want), buf);
 }
 
+/* A child that waits to be killed; pid, or -1. */
+static pid_t decoy(void)
+{
+	pid_t p = fork();
+
+	if (p == 0) {
+		pause();
+		_exit(0);
+	}
+	return p;
+}
+
+/* Write @text to DIR/NAME; 0 or -1. */
+static int put(const char *dir, const char *name, const char *text)
+{
+	char p[PATH_MAX + 64];
+	FILE *f;
+	int r;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	f = fopen(p, "w");
+	if (!f)
+		return -1;
+	r = fputs(text, f) < 0;
+	return fclose(f) || r ? -1 : 0;
+}
+
+/* The first line of @path in @buf ("" if none). */
+static void get(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+
+	buf[0] = 0;
+	if (!f)
+		return;
+	if (!fgets(buf, (int)len, f))
+		buf[0] = 0;
+	fclose(f);
+}
+
+/*
+ * mmt_cg_kill on a fake cgroup: cgroup.procs lists a process of ours that
+ * is not in it (a pid reused since the list was read), a child empties
+ * the list 0.1 s later.  With cgroup.kill the kernel kills, the listed
+ * pid must live; without it (before Linux 5.14) the list is all there is.
+ */
+static int cg_kill_case(int have_kill_file, int *alive, char *ck, size_t cklen)
+{
+	char dir[] = "/tmp/mmt-unit-cg.XXXXXX", pidtxt[32], path[64];
+	struct timespec ts = { 0, 100000000L };
+	struct mmt_cg cg;
+	pid_t d, emptier;
+	int r, st;
+
+	if (!mkdtemp(dir))
+		return -1;
+	memset(&cg, 0, sizeof(cg));
+	snprintf(cg.dir, sizeof(cg.dir), "%s", dir);
+	cg.made = 1;
+	d = decoy();
+	snprintf(pidtxt, sizeof(pidtxt), "%d\n", (int)d);
+	if (d < 0 || put(dir, "cgroup.procs", pidtxt) ||
+	    (have_kill_file && put(dir, "cgroup.kill", "")))
+		return -1;
+	emptier = fork();
+	if (emptier == 0) {
+		nanosleep(&ts, NULL);
+		_exit(put(dir, "cgroup.procs", "") ? 1 : 0);
+	}
+	r = mmt_cg_kill(&cg);
+	waitpid(emptier, NULL, 0);
+	nanosleep(&ts, NULL);
+	*alive = waitpid(d, &st, WNOHANG) == 0;
+	kill(d, SIGKILL);
+	waitpid(d, NULL, 0);
+	snprintf(path, sizeof(path), "%s/cgroup.kill", dir);
+	get(path, ck, cklen);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	unlink(path);
+	rmdir(dir);
+	return r;
+}
+
+static void cg_kill_selftest(void)
+{
+	char ck[8];
+	int alive = 0, r;
+
+	r = cg_kill_case(1, &alive, ck, sizeof(ck));
+	check("cg_kill with cgroup.kill: written, a listed pid not signalled",
+	      r == MMT_OK && alive && !strcmp(ck, "1"), alive ? mmt_errmsg() : "the listed pid was killed");
+	r = cg_kill_case(0, &alive, ck, sizeof(ck));
+	check("cg_kill without cgroup.kill: the listed pid killed", r == MMT_OK && !alive,
+	      alive ? "still alive" : mmt_errmsg());
+}
+
 static void selftest(void)
 {
 	struct { const char *s; long min, max; int ok; long want; } L[] = {
@@ -234,6 +336,7 @@ static void selftest(void)
 	check("order set -1", mmt_order_set(-1, NULL) == MMT_EINVAL, "accepted");
 	check("order set 64", mmt_order_set(64, NULL) == MMT_EINVAL, "accepted");
 	check("knob list", mmt_knobs[0] && !strcmp(mmt_knobs[0], "fault_around_order"), "wrong");
+	cg_kill_selftest();
 }
 
 int main(int argc, char **argv)

@@ -4,7 +4,8 @@
 #
 # CELL is SERIES-ARCH: SERIES 6.1 (bookworm, bookworm-security), 6.12
 # (trixie, trixie-security) or 7 (the newest 7.x of trixie-backports); ARCH
-# x86_64, arm64, ppc64le or ppc64le-64k (the -64k flavour); a ppc64le ARCH
+# x86_64, arm64, ppc64le, or a flavour of one: ppc64le-64k, arm64-16k,
+# x86_64-rt or arm64-rt (PREEMPT_RT; tests/matrix/lib.sh flavour); a ppc64le ARCH
 # may end in -hash: the same kernel, booted with the hash MMU.
 #
 # Picks the newest linux-headers-<abi>-<flavour> of the series whose -common,
@@ -23,7 +24,7 @@ series=${cell%%-*}
 arch=${cell#*-}
 mmu=
 case $arch in *-hash) mmu=hash; arch=${arch%-hash} ;; esac
-base_arch=${arch%-64k}
+base_arch=$(base_arch "$arch")
 [ -z "$mmu" ] || [ "$base_arch" = ppc64le ] || mdie "$cell: -hash is for ppc64le cells"
 darch=$(deb_arch "$base_arch")
 flav=$(flavour "$arch")

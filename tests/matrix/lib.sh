@@ -25,6 +25,10 @@ export DEBIAN_FRONTEND=noninteractive LC_ALL=C
 mlog() { echo "matrix: $*" >&2; }
 mdie() { echo "matrix: error: $*" >&2; exit 1; }
 
+# base_arch ARCH: a cell arch without its flavour (-64k, -16k, -rt).
+base_arch() {
+	case $1 in *-64k|*-16k|*-rt) echo "${1%-*}" ;; *) echo "$1" ;; esac
+}
 # Debian arch name of a cell arch.
 deb_arch() {
 	case $1 in
@@ -38,11 +42,13 @@ deb_arch() {
 userland_suite() {
 	case $1 in riscv64) echo trixie ;; *) echo bookworm ;; esac
 }
-# Kernel image flavour of a cell: arch and optional -64k variant.
+# Kernel image flavour of a cell: arch and optional variant (ppc64le's -64k,
+# arm64's -16k, amd64's and arm64's PREEMPT_RT -rt).
 flavour() {
 	case $1 in
 	x86_64) echo amd64 ;; arm64) echo arm64 ;; ppc64le) echo powerpc64le ;;
-	ppc64le-64k) echo powerpc64le-64k ;;
+	ppc64le-64k) echo powerpc64le-64k ;; arm64-16k) echo arm64-16k ;;
+	x86_64-rt) echo rt-amd64 ;; arm64-rt) echo rt-arm64 ;;
 	s390x) echo s390x ;; riscv64) echo riscv64 ;;
 	*) mdie "unknown arch $1" ;;
 	esac

@@ -3,8 +3,9 @@
 # tests/matrix/readme-table.sh [RESULTS]: README's "verified on" table, in
 # markdown, from a `make check-matrix` run's results (default
 # tests/out/matrix/results.txt; format: see tests/check-matrix.sh).
-# A row per kernel series, a column per arch; ppc64le's -64k flavour and the
-# hash-MMU boots share the ppc64le column; riscv64 has no 6.1 (bookworm) kernel. Each cell: the Debian version, then built / loaded /
+# A row per kernel series, a column per arch; a flavour (ppc64le's -64k,
+# arm64's -16k, the -rt kernels) and the hash-MMU boots share their arch's
+# column; riscv64 has no 6.1 (bookworm) kernel. Each cell: the Debian version, then built / loaded /
 # passed / failed checks.
 #
 # --update README [RESULTS]: replace README's table, the lines between
@@ -39,8 +40,8 @@ awk '
 /^#/ || NF < 11 { next }
 {
 	cell = $1; series = $2; arch = $3; kver = $4; ver = $5; st = $6
-	col = arch; sub(/-hash$/, "", col); sub(/-64k$/, "", col)
-	flav = (arch ~ /-64k/) ? " -64k" : ""
+	col = arch; sub(/-hash$/, "", col); flav = ""
+	if (match(col, /-(64k|16k|rt)$/)) { flav = " " substr(col, RSTART); col = substr(col, 1, RSTART - 1) }
 	psz = (NF >= 12 && $12 != "-") ? $12 : ""
 	mmu = (NF >= 13 && $13 != "-") ? $13 : ""
 	if (st == "passed") mark = "✓"
@@ -50,7 +51,7 @@ awk '
 	if (st == "unavailable") txt = txt " not on the mirror used (see below)"
 	else {
 		txt = txt " " ver
-		if (psz != "" && col == "ppc64le") txt = txt ", " psz / 1024 " KiB pages"
+		if (psz != "" && (col == "ppc64le" || flav ~ /k$/)) txt = txt ", " psz / 1024 " KiB pages"
 		if (mmu != "") txt = txt " " mmu
 		txt = txt ": " ($7 == "yes" ? "built" : "not built")
 		if ($7 == "yes") txt = txt ", " ($8 == "yes" ? "loaded" : "not loaded")

@@ -97,8 +97,12 @@ static void nap_ms(long ms)
 	nanosleep(&ts, NULL);
 }
 
-/* SIGKILL every process listed; the number listed, or -1. */
-static int kill_listed(const char *procs)
+/*
+ * The number of processes listed in @procs, or -1; with @kill, SIGKILL
+ * each.  A pid read from the list may be reaped and reused before the
+ * kill() lands, so this kills only where the kernel has no cgroup.kill.
+ */
+static int list_procs(const char *procs, int kill_them)
 {
 	FILE *f = fopen(procs, "re");
 	int n = 0, pid;
@@ -106,35 +110,43 @@ static int kill_listed(const char *procs)
 	if (!f)
 		return -1;
 	while (fscanf(f, "%d", &pid) == 1) {
-		kill(pid, SIGKILL);
+		if (kill_them)
+			kill(pid, SIGKILL);
 		n++;
 	}
 	fclose(f);
 	return n;
 }
 
+/* Write "1" to cgroup.kill (Linux 5.14): 1 if the kernel took it. */
+static int cg_kill_file(const char *ck)
+{
+	int fd = open(ck, O_WRONLY | O_CLOEXEC);
+	ssize_t w;
+
+	if (fd < 0)
+		return 0;
+	w = write(fd, "1", 1);
+	close(fd);
+	return w == 1;
+}
+
 int mmt_cg_kill(const struct mmt_cg *cg)
 {
 	char procs[PATH_MAX + 16], ck[PATH_MAX + 16];
-	int waited, n;
+	int waited, n, by_kernel;
 
 	if (!cg->made)
 		return MMT_OK;
 	snprintf(procs, sizeof(procs), "%s/cgroup.procs", cg->dir);
 	snprintf(ck, sizeof(ck), "%s/cgroup.kill", cg->dir);
 	for (waited = 0; waited < KILL_WAIT_MS; waited += 10) {
-		/* cgroup.kill (Linux 5.14) also gets those forking meanwhile */
-		if (access(ck, F_OK) == 0) {
-			int fd = open(ck, O_WRONLY | O_CLOEXEC);
-
-			if (fd >= 0) {
-				ssize_t w = write(fd, "1", 1);
-
-				(void)w;	/* refused: the listing below still kills */
-				close(fd);
-			}
-		}
-		n = kill_listed(procs);
+		/*
+		 * cgroup.kill also gets those forking meanwhile, and never a
+		 * process outside the cgroup; then the list is only waited on.
+		 */
+		by_kernel = cg_kill_file(ck);
+		n = list_procs(procs, !by_kernel);
 		if (n < 0)
 			return fail_errno(errno, "cannot read", procs);
 		if (n == 0)
