@@ -39,6 +39,7 @@
 #define MMT_PARAM_LATENCY_ENABLE	latency_enable
 #define MMT_PARAM_MAPPED_ENABLE		mapped_enable
 #define MMT_PARAM_PFN_VALID_MODE	pfn_valid_mode
+#define MMT_PARAM_PFN_VALID_BENCH	pfn_valid_bench
 #define MMT_PARAM_POLICY		policy
 #define MMT_PARAM_STATS_RESET		stats_reset
 #define MMT_PARAM_USEFULNESS_ENABLE	usefulness_enable
@@ -46,7 +47,8 @@
 /*
  * Tunables: the parameter and the debugfs file (under <debugfs>/mmtune/)
  * that set the same thing.  stats_reset has no debugfs file of its own:
- * it is the write of "0" to debugfs stats.
+ * it is the write of "0" to debugfs stats; pfn_valid_bench runs what
+ * pfn_valid/bench runs and reads what it reads.
  */
 struct mmt_abi_tunable {
 	const char *param;
@@ -59,6 +61,7 @@ static const struct mmt_abi_tunable mmt_abi_tunables[] __maybe_unused = {
 	{ MMT_ABI_STR(MMT_PARAM_LATENCY_ENABLE), "latency_enable" },
 	{ MMT_ABI_STR(MMT_PARAM_MAPPED_ENABLE), "mapped_enable" },
 	{ MMT_ABI_STR(MMT_PARAM_PFN_VALID_MODE), "pfn_valid/mode" },
+	{ MMT_ABI_STR(MMT_PARAM_PFN_VALID_BENCH), "pfn_valid/bench" },
 	{ MMT_ABI_STR(MMT_PARAM_POLICY), "policy" },
 	{ MMT_ABI_STR(MMT_PARAM_STATS_RESET), "stats" },
 	{ MMT_ABI_STR(MMT_PARAM_USEFULNESS_ENABLE), "usefulness_enable" },
@@ -67,7 +70,7 @@ static const struct mmt_abi_tunable mmt_abi_tunables[] __maybe_unused = {
 
 /* Read-only files of <debugfs>/mmtune/ (besides the tunables'). */
 static const char *const mmt_abi_debugfs_ro[] __maybe_unused = {
-	"info", "latency", "pfn_valid/bench", "usefulness", NULL
+	"info", "latency", "usefulness", NULL
 };
 
 /*

@@ -35,7 +35,8 @@
  *          online_disagree = pfns where the override's function with that
  *          strategy differs from the kernel's pfn_to_online_page(),
  *          first_disagree = the first such pfn or "-".  Before any run:
- *          "pattern: none".
+ *          "pattern: none".  The parameter pfn_valid_bench is the same
+ *          file where lockdown refuses debugfs.
  *   mode   read: "off" or the strategy the override uses.  Write a
  *          strategy name to install the override with it, "off" to remove
  *          it.  A strategy is accepted only if every comparison so far (a
@@ -718,6 +719,55 @@ module_param_cb(MMT_PARAM_PFN_VALID_MODE, &mode_param_ops, NULL, 0644);
 mmtune_param_desc(MMT_PARAM_PFN_VALID_MODE,
 		  "pfn_valid strategy behind pfn_to_online_page: off or one of info's pfn_valid_impls");
 
+/*
+ * ---- module parameter pfn_valid_bench: debugfs pfn_valid/bench in the
+ * place lockdown leaves usable.  A write "COUNT PATTERN" runs the bench
+ * (holding the module's parameter lock for as long: about PFV_BUDGET_NS
+ * at most), a read is the last bench's text, as debugfs prints it (a
+ * page holds it: a header, seven lines and a row per strategy).  A bench
+ * is a measurement, not a setting: none at load.
+ */
+static int bench_param_set(const char *val, const struct kernel_param *kp)
+{
+	char buf[PFV_BENCH_MAX + 1];
+	unsigned int n;
+	int pattern, ret;
+
+	if (strscpy(buf, val, sizeof(buf)) < 0)
+		return -EINVAL;
+	strreplace(buf, '\n', '\0');
+	ret = pfv_bench_parse(buf, &n, &pattern);
+	if (ret)
+		return ret;
+	mutex_lock(&mmtune_pfv_lock);
+	if (pfv_state == PFV_READY) {
+		ret = pfv_bench(pattern, n);
+	} else if (pfv_state == PFV_GONE) {
+		ret = -ENODEV;
+	} else {
+		pr_err("pfn_valid_bench: a bench runs once loaded, not at load\n");
+		ret = -EINVAL;
+	}
+	mutex_unlock(&mmtune_pfv_lock);
+	return ret;
+}
+
+static int bench_param_get(char *buf, const struct kernel_param *kp)
+{
+	struct seq_file m = { .buf = buf, .size = PAGE_SIZE };
+
+	mmtune_pfn_valid_bench_show(&m);
+	return min(m.count, m.size);
+}
+
+static const struct kernel_param_ops bench_param_ops = {
+	.set = bench_param_set,
+	.get = bench_param_get,
+};
+module_param_cb(MMT_PARAM_PFN_VALID_BENCH, &bench_param_ops, NULL, 0600);
+mmtune_param_desc(MMT_PARAM_PFN_VALID_BENCH,
+		  "write COUNT PATTERN (seq, rand, holes) to bench pfn_valid's strategies; read: the last bench");
+
 static int pfv_apply_pending(void)
 {
 	int mode, ret = 0;
@@ -822,6 +872,24 @@ void mmtune_pfn_valid_bench_show(struct seq_file *m)
 {
 	seq_puts(m, "pattern: none\n");
 }
+
+static int bench_param_set(const char *val, const struct kernel_param *kp)
+{
+	return -EOPNOTSUPP;
+}
+
+static int bench_param_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "pattern: none\n");
+}
+
+static const struct kernel_param_ops bench_param_ops = {
+	.set = bench_param_set,
+	.get = bench_param_get,
+};
+module_param_cb(MMT_PARAM_PFN_VALID_BENCH, &bench_param_ops, NULL, 0600);
+mmtune_param_desc(MMT_PARAM_PFN_VALID_BENCH,
+		  "pfn_valid bench: none on a kernel without SPARSEMEM");
 
 static int pfv_init(struct dentry *dir)
 {

@@ -1140,6 +1140,12 @@ static const struct file_operations policy_fops = {
  *
  *   add RULE    append RULE to the current set
  *   del N       drop the Nth rule (counting from 1)
+ *   first RULE  put RULE first (first match wins), dropping the rules of
+ *               its match ("cgroup=/x" of "cgroup=/x order=2")
+ *   drop MATCH  drop every rule of that match (none: nothing changes)
+ *
+ * first and drop are for a tool's rule of its own (mmtunectl run): one
+ * write each, so that concurrent editors never lose each other's rules.
  *
  * Each edits the parsed rules: the current set's rules are copied as they
  * are (references taken: an exited pid= rule, a removed cgroup= rule, a
@@ -1172,9 +1178,45 @@ static int dup_rule(struct policy_rule *dst, const struct policy_rule *src)
 	return 0;
 }
 
-/* @cur's rules but rule @skip (-1: none), then @extra parsed (may be NULL). */
-static int policy_edit_locked(const struct policy_set *cur, int skip,
-			      char *extra)
+/* Whether @r's match (its text up to " order=") is @match. */
+static bool rule_is(const struct policy_rule *r, const char *match)
+{
+	char buf[POLICY_PATH_MAX + 16];
+	struct seq_file m = { .buf = buf, .size = sizeof(buf) };
+	size_t n = strlen(match);
+
+	show_rule_text(&m, r);
+	return !seq_has_overflowed(&m) && m.count > n &&
+	       !memcmp(buf, match, n) && buf[n] == ' ';
+}
+
+/*
+ * An edit of @cur: @add parsed (may be NULL) first when @front, last if
+ * not; @cur's rules kept as they are but rule @skip (-1: none) and those
+ * whose match is @drop (NULL: none).
+ */
+struct policy_edit {
+	int skip;
+	const char *drop;
+	char *add;
+	bool front;
+};
+
+static int edit_add(struct policy_set *set, const struct policy_set *cur,
+		    char *text)
+{
+	int ret;
+
+	if (set->nr == POLICY_MAX_RULES)
+		return reject(set->nr + 1, "more than %d rules", POLICY_MAX_RULES);
+	ret = parse_rule(text, &set->rule[set->nr++], 1, cur);
+	if (!ret)
+		set_account(set, &set->rule[set->nr - 1]);
+	return ret;
+}
+
+static int policy_edit_locked(const struct policy_set *cur,
+			      const struct policy_edit *e)
 {
 	struct policy_set *set;
 	unsigned int i;
@@ -1183,21 +1225,20 @@ static int policy_edit_locked(const struct policy_set *cur, int skip,
 	set = set_alloc();
 	if (!set)
 		return -ENOMEM;
+	if (e->add && e->front)
+		ret = edit_add(set, cur, e->add);
 	for (i = 0; cur && i < cur->nr && !ret; i++) {
-		if (i == skip)
+		if (i == e->skip || (e->drop && rule_is(&cur->rule[i], e->drop)))
 			continue;
+		if (set->nr == POLICY_MAX_RULES) {
+			ret = reject(set->nr + 1, "more than %d rules", POLICY_MAX_RULES);
+			break;
+		}
 		ret = dup_rule(&set->rule[set->nr++], &cur->rule[i]);
 		set_account(set, &set->rule[set->nr - 1]);
 	}
-	if (!ret && extra) {
-		if (set->nr == POLICY_MAX_RULES) {
-			ret = reject(set->nr + 1, "more than %d rules", POLICY_MAX_RULES);
-		} else {
-			ret = parse_rule(extra, &set->rule[set->nr++], 1, cur);
-			if (!ret)
-				set_account(set, &set->rule[set->nr - 1]);
-		}
-	}
+	if (!ret && e->add && !e->front)
+		ret = edit_add(set, cur, e->add);
 	if (ret) {
 		free_set(set);
 		return ret;
@@ -1205,31 +1246,66 @@ static int policy_edit_locked(const struct policy_set *cur, int skip,
 	return set_install_locked(set, cur, !set->nr);
 }
 
+/* One rule of an add or first: no newline, a comment cut as in a set. */
+static char *one_rule(char *text)
+{
+	if (strchr(text, '\n'))
+		return NULL;
+	if (strchr(text, '#'))
+		*strchr(text, '#') = '\0';
+	return strim(text);
+}
+
 /* A parameter write (NUL-terminated, ';' already newlines). */
 static int policy_param_apply_locked(char *val)
 {
+	struct policy_edit e = { .skip = -1 };
 	const struct policy_set *cur;
-	char *text = strim(val);
+	char *text = strim(val), *verb;
+	char match[POLICY_PATH_MAX + 16];
 	unsigned int n;
 
 	if (!policy_ready)
 		return -EOPNOTSUPP;
-	if (strncmp(text, "add ", 4) && strncmp(text, "del ", 4))
-		return policy_apply_locked(text);
+	verb = strsep(&text, " ");
+	if (!text || (strcmp(verb, "add") && strcmp(verb, "del") &&
+		      strcmp(verb, "first") && strcmp(verb, "drop"))) {
+		if (text)
+			text[-1] = ' ';
+		return policy_apply_locked(verb);
+	}
 	if (policy_exiting)
 		return -ENODEV;
 	cur = rcu_dereference_protected(policy, lockdep_is_held(&policy_lock));
-	if (text[0] == 'a') {
-		text += 4;
-		if (strchr(text, '\n'))
+	text = strim(text);
+	switch (verb[1]) {
+	case 'd':			/* add RULE */
+	case 'i':			/* first RULE: and no other of its match */
+		e.add = one_rule(text);
+		if (!e.add)
 			return -EINVAL;		/* one rule per add */
-		if (strchr(text, '#'))
-			*strchr(text, '#') = '\0';	/* as a line of a set */
-		return policy_edit_locked(cur, -1, strim(text));
+		e.front = verb[1] == 'i';
+		if (e.front) {
+			/* the match as a read renders it, for rule_is() */
+			n = strcspn(e.add, " \t");
+			if (!n || n >= sizeof(match))
+				return -EINVAL;
+			memcpy(match, e.add, n);
+			match[n] = '\0';
+			e.drop = match;
+		}
+		break;
+	case 'r':			/* drop MATCH: every rule of that match */
+		if (!*text || strpbrk(text, " \t\n"))
+			return -EINVAL;
+		e.drop = text;
+		break;
+	default:			/* del N */
+		if (kstrtouint(text, 10, &n) || !n || !cur || n > cur->nr)
+			return -EINVAL;
+		e.skip = n - 1;
 	}
-	if (kstrtouint(strim(text + 4), 10, &n) || !n || !cur || n > cur->nr)
-		return -EINVAL;
-	return policy_edit_locked(cur, n - 1, NULL);
+	return policy_edit_locked(cur, &e);
 }
 
 static int policy_param_set(const char *val, const struct kernel_param *kp)
@@ -1285,7 +1361,7 @@ static const struct kernel_param_ops policy_param_ops = {
 };
 module_param_cb(MMT_PARAM_POLICY, &policy_param_ops, NULL, 0600);
 mmtune_param_desc(MMT_PARAM_POLICY,
-		  "per-process fault-around rules (';' or newline between rules), or 'clear', 'add RULE', 'del N'");
+		  "per-process fault-around rules (';' or newline between rules), or 'clear', 'add RULE', 'del N', 'first RULE', 'drop MATCH'");
 
 /* sysfs policy/ (sysfs.c): @what is one of MMT_ABI_POLICY's names. */
 int mmtune_policy_sysfs(const char *what, char *buf)

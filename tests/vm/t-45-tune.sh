@@ -173,5 +173,30 @@ if command -v nohup > /dev/null; then
 	[ -e "$WORK/alive" ] && ok "run under nohup: the command lived on" ||
 		fail "run under nohup: the command did not finish"
 fi
+# the parameter's verbs for a tool's own rule: first (its match dropped
+# elsewhere) and drop, each one write
+PAR=/sys/module/mmtune/parameters/policy
+pwrite "comm=mmt-a order=1
+comm=mmt-b order=2" > /dev/null
+check "policy parameter: first" wr $PAR "first comm=mmt-b order=0"
+expect_eq "first: the rule first, its old one gone" "$(rules | tr '\n' '|')" "comm=mmt-b order=0|comm=mmt-a order=1|"
+expect_einval "first: a bad rule refused" $PAR "first comm=mmt-c order=99"
+check "policy parameter: drop" wr $PAR "drop comm=mmt-b"
+check "policy parameter: drop of a match no rule has" wr $PAR "drop comm=mmt-zz"
+expect_eq "drop: the others kept" "$(rules)" "comm=mmt-a order=1"
+# concurrent editors: runs putting and taking out rules of their own while
+# rules are added; none is lost and no run's rule is left (runs used to
+# read, edit and write back the whole set)
+pwrite clear > /dev/null
+pids=""
+for i in 1 2 3 4 5 6; do
+	"$CTL" run --order 0 -- sleep 0.$i > /dev/null 2>&1 & pids="$pids $!"
+	"$CTL" policy add "comm=mmt-c$i order=1" > /dev/null 2>&1 & pids="$pids $!"
+done
+BG=$pids
+wait $pids
+BG=""
+expect_eq "concurrent runs and adds: every added rule kept, no run's left" \
+	"$(rules | sort | tr '\n' '|')" "comm=mmt-c1 order=1|comm=mmt-c2 order=1|comm=mmt-c3 order=1|comm=mmt-c4 order=1|comm=mmt-c5 order=1|comm=mmt-c6 order=1|"
 pwrite clear > /dev/null
 

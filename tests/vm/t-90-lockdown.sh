@@ -151,6 +151,10 @@ pfn_to_online_page*)
 *)	echo "# no pfn_valid override here: $(sysv info/pfn_valid_override)" ;;
 esac
 expect_eq "bench_pattern readable" "$(sysv pfn_valid/bench_pattern)" none
+expect_eq "pfn_valid_bench parameter: no bench yet" "$(cat $PAR/pfn_valid_bench)" "pattern: none"
+expect_einval "pfn_valid_bench: a bad pattern refused" $PAR/pfn_valid_bench "1000 nosuch"
+expect_einval "pfn_valid_bench: count 0 refused" $PAR/pfn_valid_bench "0 seq"
+expect_eq "pfn_valid_bench: nothing run by the refused writes" "$(sysv pfn_valid/bench_pattern)" none
 
 # --- the tools
 if "$CTL" stats > "$WORK/stats" 2>&1; then
@@ -169,6 +173,20 @@ expect_eq "status works (exit 0)" "$?" 0
 expect_eq "status: interface under lockdown" "$(sed -n 's/^interface: *//p' "$WORK/st")" "parameters and $SYS"
 expect_eq "status: lockdown integrity" "$(sed -n 's/^lockdown: *//p' "$WORK/st")" integrity
 check "mmtunectl policy show" "$CTL" policy show
+# pfn_valid: a bench runs and show reads, without debugfs
+if "$CTL" pfn_valid bench 4096 rand > "$WORK/pfv" 2>&1; then
+	ok "mmtunectl pfn_valid bench under lockdown"
+else
+	fail "mmtunectl pfn_valid bench under lockdown: $(head -c 200 "$WORK/pfv")"
+fi
+expect_eq "pfn_valid bench: its pattern and count" "$(sed -n 's/^pattern: //p;s/^count: //p' "$WORK/pfv" | tr '\n' ' ')" "rand 4096 "
+expect_eq "the bench in sysfs" "$(sysv pfn_valid/bench_pattern) $(sysv pfn_valid/bench_count)" "rand 4096"
+check "pfn_valid bench: a row per strategy benched" grep -q '^stock ' "$WORK/pfv"
+"$CTL" pfn_valid show > "$WORK/pfs" 2>&1
+expect_eq "mmtunectl pfn_valid show under lockdown (exit 0)" "$?" 0
+check "pfn_valid show: info's impls" grep -q '^pfn_valid_impls ' "$WORK/pfs"
+check "pfn_valid show: the mode" grep -Eq '^mode: +off$' "$WORK/pfs"
+check "pfn_valid show: the last bench" grep -q '^pattern: rand$' "$WORK/pfs"
 # an auto rule's order, learned or not, readable without debugfs
 check "policy: an auto rule" wr $PAR/policy "comm=mmt-a order=2
 comm=mmt-b order=auto"

@@ -149,12 +149,8 @@ static int parse_policy(char *text, struct pstate *ps)
 	return seen_rules ? 0 : -1;
 }
 
-/*
- * The rules read against the module's count of them (sysfs policy/rules,
- * where there is one): a text cut short must never be written back as
- * the whole set.  0, or -(exit code) after saying why.
- */
-static int check_count(const struct pstate *ps)
+/* sysfs policy/rules: the module's count of its rules, or -1 (none). */
+static int rules_count(void)
 {
 	char p[PATH_MAX];
 	FILE *f;
@@ -163,15 +159,11 @@ static int check_count(const struct pstate *ps)
 	snprintf(p, sizeof(p), "%s/policy/rules", mmt_sysfs_mm());
 	f = fopen(p, "re");
 	if (!f)
-		return 0;	/* a module without it: the text is all there is */
+		return -1;	/* a module without it: the text is all there is */
 	if (fscanf(f, "%d", &n) != 1)
 		n = -1;
 	fclose(f);
-	if (n < 0 || n == ps->nr)
-		return 0;
-	fprintf(stderr, PROG ": read %d of the module's %d policy rules: refusing to go on with a partial set\n",
-		ps->nr, n);
-	return -MMT_EXIT_FAIL;
+	return n;
 }
 
 /* Whether the module has no policy at all (one from before it). */
@@ -183,30 +175,59 @@ int policy_absent(void)
 	return r == MMT_ENOKNOB || (r == MMT_EIO && errno == ENOENT);
 }
 
-/* Read and parse the policy file; -(exit code) after saying why. */
-int read_policy(struct pstate *ps)
-{
-	char *buf = malloc(BUFSZ);
-	long r;
+#define READ_TRIES	5
 
-	if (!buf)
-		return -lib_fail(MMT_EIO);
-	r = mmt_knob_read_n("policy", buf, BUFSZ);
+/*
+ * Read and parse the policy file once: 0, 1 if the module's count of its
+ * rules changed meanwhile (another editor: read again), or -(exit code)
+ * after saying why.  A text with fewer rules than the count, the count
+ * the same before and after, was cut short: it must never be written
+ * back as the whole set.
+ */
+static int read_policy_once(struct pstate *ps, char *buf)
+{
+	int before = rules_count(), after;
+	long r = mmt_knob_read_n("policy", buf, BUFSZ);
+
 	if (r < 0) {
-		free(buf);
 		if (r == MMT_ENOKNOB || (r == MMT_EIO && errno == ENOENT)) {
 			fprintf(stderr, PROG ": this mmtune module has no policy (see 'mmtunectl status': policy)\n");
 			return -MMT_EXIT_FAIL;
 		}
 		return -lib_fail((int)r);
 	}
+	after = rules_count();
+	if (before != after)
+		return 1;
 	if (parse_policy(buf, ps)) {
-		free(buf);
+		if (rules_count() != after)
+			return 1;
 		fprintf(stderr, PROG ": unexpected content in the module's policy file\n");
 		return -MMT_EXIT_FAIL;
 	}
+	if (after < 0 || after == ps->nr)
+		return 0;
+	fprintf(stderr, PROG ": read %d of the module's %d policy rules: refusing to go on with a partial set\n",
+		ps->nr, after);
+	return -MMT_EXIT_FAIL;
+}
+
+/* Read and parse the policy file; -(exit code) after saying why. */
+int read_policy(struct pstate *ps)
+{
+	char *buf = malloc(BUFSZ);
+	int tries, rc = 1;
+
+	if (!buf)
+		return -lib_fail(MMT_EIO);
+	for (tries = 0; tries < READ_TRIES && rc == 1; tries++)
+		rc = read_policy_once(ps, buf);
 	free(buf);
-	return check_count(ps);
+	if (rc == 1) {
+		fprintf(stderr, PROG ": the policy changed while read, %d times: try again\n", READ_TRIES);
+		return -MMT_EXIT_FAIL;
+	}
+	return rc;
 }
 
 /*

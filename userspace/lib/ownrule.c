@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * mmtunectl's own rule in the module's policy: put first (first match
- * wins) and taken out again, the user's rules written back as read, in
- * their order.  The policy is re-read before each write, so that rules the
- * user changes meanwhile are kept.
+ * wins) and taken out again, each by one write of the module's "first"
+ * or "drop" (the module edits its rules as they are: a concurrent
+ * editor's stay).  With a module from before those verbs: the user's
+ * rules written back as read, in their order, the policy re-read before
+ * each write, so that rules the user changes meanwhile are kept (all but
+ * a change between the read and the write).
  *
  * A user's rule can become one the module will not take back: a pid= rule
  * whose process exited (ESRCH, on modules that refuse any dead pid) or a
@@ -96,6 +99,27 @@ static int build(char *policy, const char *match, const char *own, int drop_dead
 	return MMT_OK;
 }
 
+/*
+ * One write: the module's "first RULE" or "drop MATCH", which edit the
+ * rules as they are in the kernel, so that another editor's rules stay.
+ * MMT_OK, or MMT__NOPLANE where the module has no such verbs (a module
+ * from before them takes the write as a set and refuses it: EINVAL).
+ */
+static int own_verb(const char *match, int order)
+{
+	char v[600];
+	int err;
+
+	if (order >= 0)
+		snprintf(v, sizeof(v), "first %s order=%d", match, order);
+	else
+		snprintf(v, sizeof(v), "drop %s", match);
+	err = mmt_knob_write("policy", v);
+	if (err && errno == EINVAL)
+		return MMT__NOPLANE;
+	return err;
+}
+
 int mmt_policy_own(const char *match, int order, char *dropped, size_t dlen)
 {
 	char *pol = malloc(POL_BUF), *text = malloc(POL_BUF), own[256];
@@ -104,6 +128,13 @@ int mmt_policy_own(const char *match, int order, char *dropped, size_t dlen)
 
 	if (dlen)
 		dropped[0] = '\0';
+	err = own_verb(match, order);
+	if (err != MMT__NOPLANE) {
+		free(pol);
+		free(text);
+		return err;
+	}
+	err = MMT_OK;
 	if (!pol || !text) {
 		free(pol);
 		free(text);
