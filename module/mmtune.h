@@ -137,6 +137,9 @@ extern const struct mmtune_feature mmtune_usefulness_feature;
 /* the largest order whose windows it measures (auto's ceiling) */
 unsigned int mmtune_useful_max_order(void);
 
+/* trace.c: the fault path's trace events place their hooks while listened to */
+extern const struct mmtune_feature mmtune_trace_feature;
+
 /* pfn_valid_bench.c, on pfn_valid.c: strategies, bench, cross-check, override. */
 extern const struct mmtune_feature mmtune_pfn_valid_feature;
 /* debugfs pfn_valid/bench's text, for sysfs pfn_valid/ */

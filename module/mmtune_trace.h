@@ -3,9 +3,9 @@
  * mmtune: the fault path's trace events (perf list, tracefs events/mmtune/,
  * bpftrace tracepoint:mmtune:*), instantiated by trace.c; the order's is in
  * mmtune_trace_order.h.  README.md, "Trace events", is their contract.
- * They cost not even the tracepoint's static-key NOP while no one listens:
- * trace.c's callbacks on the hooks are in the hooks' slots only while an
- * event has a listener (their reg/unreg functions below).
+ * They fire whenever someone listens, and cost nothing while no one does:
+ * an event's hook is placed for it by its first listener and taken back
+ * with its last (trace.c, the reg/unreg functions below).
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM mmtune
@@ -70,8 +70,7 @@ TRACE_EVENT_FN(fault_around,
 
 /*
  * Pages a fault-around call mapped, from the PTE setter it calls: one
- * event per setter call (one page on 6.1, a run of pages from 6.5 on),
- * emitted while stats_enable is 1 (the setter's hook is the stats').
+ * event per setter call (one page on 6.1, a run of pages from 6.5 on).
  */
 TRACE_EVENT_FN(fault_around_mapped,
 	       TP_PROTO(unsigned int nr),

@@ -85,9 +85,36 @@ expect_eq "order_change policy_raise" "$(oc $o1 $max $o1 policy_raise)" 1
 expect_eq "order_change policy_restore" "$(oc $max $o1 $o1 policy_restore)" 1
 expect_eq "order_change: no other event" "$(grep -c order_change: $TR/trace)" 5
 
+# --- with nothing else on (no counters, no rules), a listener gets events:
+# the event places its hook, and the last listener's leaving takes it back
+# (the events used to ride on the counters' hooks: 0 events here)
+hookst() { info "hook_$1" | cut -d' ' -f1; }
+echo 0 > $MMT/stats_enable
+echo 4 > $MMT/fault_around_order
+expect_eq "no listener, nothing on: filemap_map_pages unhooked" "$(hookst filemap_map_pages)" off
+o=4
+echo > $TR/trace
+echo 1 > $E/fault_around/enable
+echo 1 > $E/fault_around_mapped/enable
+expect_eq "a listener: filemap_map_pages hooked" "$(hookst filemap_map_pages)" on
+expect_eq "a listener: the PTE setter hooked" "$(hookst set_pte)" on
+seqrun mmsa
+echo 0 > $E/fault_around/enable
+echo 0 > $E/fault_around_mapped/enable
+n=$(grep -c ' fault_around: .* comm=mmsa ' $TR/trace)
+m=$(awk '/ fault_around_mapped: / { sub(/.*nr=/, ""); m += $0 } END { print m + 0 }' $TR/trace)
+P=$(( $(stat -c %s "$F") / PSZ ))
+[ "$n" -ge $(( P >> (o + 1) )) ] && [ "$n" -le "$P" ] &&
+	ok "stats off, no rules: fault_around events ($n for $P pages at order $o)" ||
+	fail "stats off, no rules: $n fault_around events for $P pages at order $o"
+[ "$m" -gt 0 ] && ok "stats off, no rules: fault_around_mapped events ($m pages)" ||
+	fail "stats off, no rules: no fault_around_mapped event"
+expect_eq "the last listener gone: filemap_map_pages unhooked" "$(hookst filemap_map_pages)" off
+expect_eq "the last listener gone: the PTE setter unhooked" "$(hookst set_pte)" off
+
 # --- events between two markers = the counters' deltas (all processes)
 echo 4 > $MMT/fault_around_order
-echo 1 > $MMT/mapped_enable	# fault_around_mapped needs the PTE setter's hook
+echo 1 > $MMT/mapped_enable	# the counters of the PTE setter's calls
 echo 1 > $MMT/stats_enable
 echo 1 > $E/fault_around/enable
 echo 1 > $E/fault_around_mapped/enable
