@@ -109,7 +109,9 @@ setup_cgroup() {
 
 # --- 2. the storm ---------------------------------------------------------
 storm() {
-	local i fa0 fa bad_fa=0 bad_load=0 bad_pol=0 bad_st=0 bad_mode=0 bad_unload=0 t0 pid
+	local i fa0 fa bad_fa=0 bad_load=0 bad_pol=0 bad_st=0 bad_mode=0 bad_unload=0 bad_ev=0 t0 pid
+	local TRE=/sys/kernel/tracing/events/mmtune
+	mountpoint -q /sys/kernel/tracing || mount -t tracefs none /sys/kernel/tracing 2>/dev/null
 	local modefail=""
 	echo "# === storm: $CYCLES cycles"
 	t0=$(date +%s)
@@ -139,6 +141,14 @@ storm() {
 		ts "insmod+policy"
 		echo 1 > $MMT/stats_enable 2>"$WORK/err" || { bad_st=$((bad_st + 1)); echo "# cycle $i: stats_enable: $(cat "$WORK/err")"; }
 		ts "stats_enable"
+		# the trace events place their hooks under tracefs's and the
+		# tracepoints' mutexes (lockdep sees that order here); left on
+		# at every other rmmod, so that their last listener goes after
+		# the module's exit
+		if [ -d $TRE ]; then
+			echo 1 > $TRE/enable 2>"$WORK/err" || { bad_ev=$((bad_ev + 1)); echo "# cycle $i: events: $(cat "$WORK/err")"; }
+			[ $((i % 2)) = 0 ] && echo 0 > $TRE/enable
+		fi
 		# The first mode write of a load runs the cross-check sweep over
 		# every pfn, seconds with KASAN under TCG: the knob writers hold
 		# off, so that their own writes' sweeps do not queue before it.
@@ -161,6 +171,7 @@ storm() {
 	expect_eq "storm: $CYCLES insmod" "$bad_load" 0
 	expect_eq "storm: policy with comm=, pid=, cgroup= rules accepted every cycle" "$bad_pol" 0
 	expect_eq "storm: stats_enable 1 every cycle" "$bad_st" 0
+	expect_eq "storm: the trace events enabled every cycle" "$bad_ev" 0
 	expect_eq "storm: pfn_valid mode section every cycle${modefail:+ ($modefail)}" "$bad_mode" 0
 	expect_eq "storm: rmmod every cycle" "$bad_unload" 0
 	expect_eq "storm: fault_around_bytes back to $fa0 after every cycle" "$bad_fa" 0
