@@ -1178,22 +1178,35 @@ static int dup_rule(struct policy_rule *dst, const struct policy_rule *src)
 	return 0;
 }
 
-/* Whether @r's match (its text up to " order=") is @match. */
-static bool rule_is(const struct policy_rule *r, const char *match)
+/* @r's match as a read renders it (its text up to " order="), or "". */
+static void rule_match(const struct policy_rule *r, char *buf, size_t len)
 {
-	char buf[POLICY_PATH_MAX + 16];
-	struct seq_file m = { .buf = buf, .size = sizeof(buf) };
-	size_t n = strlen(match);
+	struct seq_file m = { .buf = buf, .size = len };
+	char *order;
 
 	show_rule_text(&m, r);
-	return !seq_has_overflowed(&m) && m.count > n &&
-	       !memcmp(buf, match, n) && buf[n] == ' ';
+	if (seq_has_overflowed(&m) || m.count >= len) {
+		buf[0] = '\0';
+		return;
+	}
+	buf[m.count] = '\0';
+	order = strstr(buf, " order=");
+	if (order)
+		*order = '\0';
+}
+
+static bool rule_is(const struct policy_rule *r, const char *match)
+{
+	char buf[POLICY_PATH_MAX + 32];
+
+	rule_match(r, buf, sizeof(buf));
+	return buf[0] && !strcmp(buf, match);
 }
 
 /*
  * An edit of @cur: @add parsed (may be NULL) first when @front, last if
  * not; @cur's rules kept as they are but rule @skip (-1: none) and those
- * whose match is @drop (NULL: none).
+ * whose match is @drop (NULL: none), or with @front those of @add's.
  */
 struct policy_edit {
 	int skip;
@@ -1218,6 +1231,8 @@ static int edit_add(struct policy_set *set, const struct policy_set *cur,
 static int policy_edit_locked(const struct policy_set *cur,
 			      const struct policy_edit *e)
 {
+	char match[POLICY_PATH_MAX + 32];
+	const char *drop = e->drop;
 	struct policy_set *set;
 	unsigned int i;
 	int ret = 0;
@@ -1225,10 +1240,14 @@ static int policy_edit_locked(const struct policy_set *cur,
 	set = set_alloc();
 	if (!set)
 		return -ENOMEM;
-	if (e->add && e->front)
+	if (e->add && e->front) {
 		ret = edit_add(set, cur, e->add);
+		if (!ret)
+			rule_match(&set->rule[0], match, sizeof(match));
+		drop = match;
+	}
 	for (i = 0; cur && i < cur->nr && !ret; i++) {
-		if (i == e->skip || (e->drop && rule_is(&cur->rule[i], e->drop)))
+		if (i == e->skip || (drop && rule_is(&cur->rule[i], drop)))
 			continue;
 		if (set->nr == POLICY_MAX_RULES) {
 			ret = reject(set->nr + 1, "more than %d rules", POLICY_MAX_RULES);
@@ -1262,7 +1281,6 @@ static int policy_param_apply_locked(char *val)
 	struct policy_edit e = { .skip = -1 };
 	const struct policy_set *cur;
 	char *text = strim(val), *verb;
-	char match[POLICY_PATH_MAX + 16];
 	unsigned int n;
 
 	if (!policy_ready)
@@ -1285,15 +1303,6 @@ static int policy_param_apply_locked(char *val)
 		if (!e.add)
 			return -EINVAL;		/* one rule per add */
 		e.front = verb[1] == 'i';
-		if (e.front) {
-			/* the match as a read renders it, for rule_is() */
-			n = strcspn(e.add, " \t");
-			if (!n || n >= sizeof(match))
-				return -EINVAL;
-			memcpy(match, e.add, n);
-			match[n] = '\0';
-			e.drop = match;
-		}
 		break;
 	case 'r':			/* drop MATCH: every rule of that match */
 		if (!*text || strpbrk(text, " \t\n"))
