@@ -29,7 +29,8 @@ tools:
 install: tools
 	$(MAKE) -C userspace install PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" VERSION="$(VERSION)"
 
-# The boot-time files (README.md, "Settings that survive a reboot"): the
+# The boot-time files (docs/admin-guide.md, "Settings that survive a
+# reboot"): the
 # systemd unit, and commented examples in /etc that an install never
 # overwrites once there (they are the admin's).
 install-boot:
@@ -54,7 +55,7 @@ dkms-src:
 deb:
 	rm -rf "$(DEB_DIR)"
 	install -d "$(DEB_DIR)/mmtune-$(VERSION)"
-	cp -a --parents $(DKMS_FILES) README.md userspace dist debian "$(DEB_DIR)/mmtune-$(VERSION)/"
+	cp -a --parents $(DKMS_FILES) README.md docs userspace dist debian "$(DEB_DIR)/mmtune-$(VERSION)/"
 	cd "$(DEB_DIR)/mmtune-$(VERSION)" && dpkg-buildpackage -us -uc -b
 	rm -rf "$(DEB_DIR)/mmtune-$(VERSION)"
 	ls -l "$(DEB_DIR)"

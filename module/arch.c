@@ -8,7 +8,8 @@
  * 32 entries; hash: 256), so it is read here at run time, never cached at
  * build time.
  *
- * Default orders (README, "The knobs"): x86_64 4; arm64 with 4 KiB pages 4;
+ * Default orders (docs/admin-guide.md, "The knobs"): x86_64 4; arm64
+ * with 4 KiB pages 4;
  * powerpc64 with 64 KiB pages 3, the order the 2014 powerpc data argued
  * for (upstream's 64 KiB default is a single page there, i.e. off);
  * s390x 4 (4 KiB pages only, 256 PTEs a table: max_order 8) and riscv64 4

@@ -2,7 +2,7 @@
 /*
  * mmtune: the fault path's trace events (perf list, tracefs events/mmtune/,
  * bpftrace tracepoint:mmtune:*), instantiated by trace.c; the order's is in
- * mmtune_trace_order.h.  README.md, "Trace events", is their contract.
+ * mmtune_trace_order.h.  docs/tracing.md is their contract.
  * They fire whenever someone listens, and cost nothing while no one does:
  * an event's hook is placed for it by its first listener and taken back
  * with its last (trace.c, the reg/unreg functions below).

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * mmtune: the trace events of the fault-around order (README.md, "Trace
- * events"), instantiated by trace_order.c: the kernel's order
+ * mmtune: the trace events of the fault-around order (docs/tracing.md),
+ * instantiated by trace_order.c: the kernel's order
  * (fault_around.c) and an auto rule's (policy.c).  Apart from the fault
  * path's events (mmtune_trace.h, trace.c), whose callbacks use
  * fault_around.c, which emits order_change: so neither file uses the

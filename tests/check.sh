@@ -80,7 +80,7 @@ dkms_install() {
 	done
 	rm -rf "/usr/src/mmtune-$VER"
 	rm -f "/lib/modules/$KVER/updates/dkms/mmtune.ko"*	# unregistered leftovers
-	# the module's files alone (README.md, Install), not the whole checkout
+	# the module's files alone (docs/admin-guide.md, Install), not the whole checkout
 	make -s dkms-src DKMS_SRC="$PWD/build/dkms-src/mmtune-$VER" &&
 	dkms add "build/dkms-src/mmtune-$VER" &&
 	dkms build "mmtune/$VER" -k "$KVER" &&

@@ -10,7 +10,8 @@
 # also drawn (mmstress --plot: faults and throughput by order, a line per
 # thread count) into tests/out/demo/{seq,rand,sparse}.svg: the guest sees the
 # host's files read-only, so it prints each SVG between marker lines and the
-# host writes them out (README's plot is tests/out/demo/seq.svg of a run).
+# host writes them out (docs/benchmarks.md's plot, bench/demo-seq.svg, is
+# tests/out/demo/seq.svg of a run).
 #
 # Env: MMT_DEMO_SEQ_SIZE (default 64M per thread), MMT_DEMO_RAND_SIZE (64M),
 #      MMT_DEMO_SPARSE_SIZE (512M: 256 page tables per thread; only the

@@ -80,7 +80,7 @@ expect_eq "mmtune.service stop: rules left" "$(nrules)" 0
 rmmod mmtune
 
 # Lockdown, which Debian's kernel enters when booted with Secure Boot
-# (README.md, "Secure Boot"): raised here at run time, one-way, this guest
+# (docs/admin-guide.md, "Secure Boot"): raised here at run time, one-way, this guest
 # only. The module loaded before it stays; its parameter still works,
 # read-only debugfs files stay readable, writable ones are refused, and a
 # module signed by a key the kernel does not trust (DKMS's MOK key, not

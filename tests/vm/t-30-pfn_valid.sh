@@ -57,7 +57,7 @@ mark() { echo "# +$(($(date +%s) - T0))s $*"; }
 
 unload_module
 
-# --- what README's "pfn_valid strategies" says of this kernel, checked here (each big file
+# --- what docs/pfn_valid.md says of this kernel, checked here (each big file
 # read once: slow under emulation)
 grep -E ' (t pfn_valid|T pfn_to_online_page)$' /proc/kallsyms > $WORK/syms
 grep -E '^(pfn_valid|pfn_to_online_page)( |$)' $TR/available_filter_functions > $WORK/traceable

@@ -289,7 +289,7 @@ expect_eq "fault_around_order reads the new base" "$(order)" 2
 "$FP" "$F" > "$WORK/u"
 within "unmatched at the new default 2" "$(minflt "$WORK/u")" $((PAGES >> 2)) 2
 # an order other than the default: a size written through mmtune that
-# equals the kernel's own last one stays the kernel's at unload (README)
+# equals the kernel's own last one stays the kernel's at unload (docs/design.md)
 KO=3; [ "$DEF" = 3 ] && KO=2
 echo $((PSZ << KO)) > $KFA	# through the kernel's own knob
 sleep 2				# the policy checks every second

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Whose value is it: after the tools exit and the rules are cleared, the
-# kernel holds the last value a user set (README, "Whose value it is").
+# kernel holds the last value a user set (docs/design.md, "Whose value it is").
 # One check per way that went wrong: unload over a value set through the
 # kernel's own file, mmstress --orders under rules, knob writes racing
 # policy writes, a failed load with fault_around_order=, the parameter

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Oracle of "whose value is it" (README): seeded random interleavings of
+# Oracle of "whose value is it" (docs/design.md): seeded random interleavings of
 # writes through every path (fault_around_order, the module parameter, the
 # kernel's own fault_around_bytes, mmtunectl set), policy set and clear
 # (the file and mmtunectl), short mmstress --orders sweeps, and mmstress
@@ -124,7 +124,7 @@ step() {
 		M=$o VIA=mmtune; LOG+=("$1: parameter $o")
 	elif [ "$r" -lt 54 ]; then
 		# Writing exactly the size the kernel holds changes nothing there
-		# and cannot be seen (README): under rules, the raised size is
+		# and cannot be seen (docs/design.md): under rules, the raised size is
 		# not a value of the user's, so another order is taken.
 		kernel_now
 		if [ -n "$RULE" ] && [ "$o" = "$KN" ] && [ "$o" != "$M" ]; then
@@ -187,7 +187,7 @@ for k in "${!T[@]}"; do echo "# $k: ${N[$k]} steps, $(( T[$k] / N[$k] )) ms each
 echo clear > $POL
 expect_eq "oracle: clear at the end leaves M=$M" "$(cat $KFA)" $((PSZ << M))
 # a size set through mmtune that equals the kernel's own last one is the
-# kernel's (README): it stays too
+# kernel's (docs/design.md): it stays too
 want=$M
 [ "$VIA" = mmtune ] && [ "$M" != "$K" ] && want=$LOADED
 rmmod mmtune

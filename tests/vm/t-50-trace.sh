@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Trace events (README.md, "Trace events"): mmtune:fault_around,
+# Trace events (docs/tracing.md): mmtune:fault_around,
 # fault_around_mapped, order_change and auto_order (t-61-auto fires it)
 # in tracefs with their fields; every
 # order change and its source; the events between two trace markers equal
@@ -271,7 +271,7 @@ fi
 tcg_all_cpus
 echo clear > $POL
 
-# --- mmtunectl run under hyperfine and perf stat -r (README.md examples)
+# --- mmtunectl run under hyperfine and perf stat -r (docs/tracing.md examples)
 CTL=$MMT_TOP/userspace/mmtunectl
 grep -q " /sys/fs/cgroup cgroup2 " /proc/mounts || mount -t cgroup2 none /sys/fs/cgroup 2>/dev/null
 APP="$WORK/mmsa seq -s 1M -f $F -q"

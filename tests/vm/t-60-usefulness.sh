@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Fault-around's usefulness (README, "Usefulness"): of the pages
+# Fault-around's usefulness (docs/policy.md, "Usefulness"): of the pages
 # fault-around maps ahead of a process, the share it touches before they
 # are unmapped, against workloads whose answer is known: mmstress seq and
 # rand touch every page (100 %), sparse one page per page table (0 %), seq
@@ -50,7 +50,7 @@ expect_eq "bad writes leave it off" "$(cat $UE)" 0
 avail=$(info usefulness)
 if [ "$(cat /sys/kernel/realtime 2>/dev/null)" = 1 ]; then
 	# PREEMPT_RT: the return probe cannot take the page table's lock,
-	# which sleeps there (README): refused, with the reason
+	# which sleeps there (docs/policy.md): refused, with the reason
 	case $avail in
 	"unavailable (PREEMPT_RT:"*) ok "PREEMPT_RT: unavailable, info says why ($avail)" ;;
 	*) fail "PREEMPT_RT: info usefulness '$avail', want the PREEMPT_RT reason" ;;
@@ -62,7 +62,7 @@ x86_64|aarch64)
 	[ "$avail" = available ] || grep '^hook_' $MMT/info | sed 's/^/# /' ;;
 esac; fi
 if [ "$avail" != available ]; then
-	# arches without an accessed-bit clear of ours (README), or a kernel
+	# arches without an accessed-bit clear of ours (docs/policy.md), or a kernel
 	# whose hook cannot be placed: said, and refused with a clear error
 	expect_eq "state says why" "$(uf state)" "$avail"
 	if err=$(wr $UE 1); then fail "enable accepted where $avail"; else

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The adaptive order (README, "Adaptive order"): a comm=mmstress rule
+# The adaptive order (docs/policy.md, "Adaptive order"): a comm=mmstress rule
 # with order=auto, learning from each mmstress run as it ends. seq (every
 # page touched) climbs one order a run to max_order; sparse (one page per
 # page table) falls to 0, and order 0 probes order 1 once 10 runs ended
@@ -69,7 +69,7 @@ check "the whole machine: cgroup=/ order=auto" pwrite "cgroup=/ order=auto\n"
 expect_eq "cgroup=/ reads back" "$(rules)" "cgroup=/ order=auto"
 
 if [ "$(info usefulness)" != available ]; then
-	# no accessed-bit clear here (README): the rule holds its order
+	# no accessed-bit clear here (docs/policy.md): the rule holds its order
 	echo "# usefulness $(info usefulness): order=auto holds the default order here"
 	exit 0
 fi
@@ -101,7 +101,7 @@ changes=$((changes + MAX - D))
 check "a write with the same rule and one more" \
 	pwrite "comm=other order=2\n$(rules | grep mmstress)\n"
 expect_eq "the write kept what the rule learned" "$(af auto_order) $(af raised)" "$MAX $((MAX - D))"
-# README: learn, then turn the measurement off to hold the orders
+# docs/policy.md: learn, then turn the measurement off to hold the orders
 check "usefulness off after learning" wr $UE 0
 mms seq -s "$S" --touch page
 expect_eq "off: holds max_order, no change" "$(af auto_order) $(af raised) $(af lowered)" "$MAX $((MAX - D)) 0"

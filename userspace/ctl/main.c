@@ -196,7 +196,7 @@ static const struct cmd cmds[] = {
 	  "                   spreads, recommended_order (null: none) and applied\n" },
 	{ "save", do_save, save_optstring, save_opts,
 	  "usage: " PROG " save [--root DIR] [--stdout]",
-	  "Write the settings in force in the form the boot applies (README.md,\n"
+	  "Write the settings in force in the form the boot applies (docs/admin-guide.md,\n"
 	  "\"Settings that survive a reboot\"): /etc/modprobe.d/mmtune.conf gets\n"
 	  "'options mmtune fault_around_order=N' (and stats_enable=1,\n"
 	  "latency_enable=0, mapped_enable=1, pfn_valid_mode=S when so),\n"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * mmtunectl save: the settings in force, in the files the boot applies
- * (README.md, "Settings that survive a reboot").
+ * (docs/admin-guide.md, "Settings that survive a reboot").
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -114,7 +114,7 @@ static void save_conf(char *conf, size_t len, int order)
 	cat_text(conf, len,
 		 "# /etc/modprobe.d/mmtune.conf: written by 'mmtunectl save' (the previous\n"
 		 "# file, if any, is mmtune.conf.bak). Options modprobe gives mmtune at\n"
-		 "# every load (README.md, \"Settings that survive a reboot\").\n"
+		 "# every load (docs/admin-guide.md, \"Settings that survive a reboot\").\n"
 		 "options mmtune%s\n", opt);
 }
 

@@ -16,7 +16,7 @@
 #define __maybe_unused __attribute__((__unused__))
 #endif
 
-/* Exit codes shared by every tool (README, "mmtunectl", "mmstress"). */
+/* Exit codes shared by every tool (docs/admin-guide.md; docs/mmstress.md). */
 #define MMT_EXIT_OK	0	/* done */
 #define MMT_EXIT_FAIL	1	/* could not: no module, not root, no debugfs */
 #define MMT_EXIT_USAGE	2	/* bad usage or value out of range */
@@ -79,7 +79,7 @@ extern const char *const *const mmt_knobs;
 const char *mmt_sysfs_module(void);
 
 /*
- * The lockdown-proof interface (README, "Under lockdown"): the module's
+ * The lockdown-proof interface (docs/admin-guide.md, "Under lockdown"): the module's
  * parameters and /sys/kernel/mm/mmtune (env MMTUNE_SYSFS_MM stands for
  * the latter).  The knob functions use it first and debugfs when it
  * cannot serve a knob.  mmt_interface() names the one in use,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The workloads of the 2014 fault-around tables (README.md, "Why"): seq,
+ * The workloads of the 2014 fault-around tables (docs/design.md, "Why"): seq,
  * rand and sparse read a
  * cached file through a shared read-only mapping, N threads on disjoint
  * ranges, started together.  The mapping is aligned to the span of one

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Output: csv (one line per run), json (the same records), table (the
- * layout of the 2014 fault-around tables in README.md, "Why": a row group
+ * layout of the 2014 fault-around tables in docs/design.md, "Why": a row group
  * per thread count, a column per order).
  */
 #include <errno.h>
