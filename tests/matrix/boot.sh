@@ -35,6 +35,8 @@ cell=${1:?usage: boot.sh CELL}
 out=$MX/cells/$cell
 . "$out/cell.env"
 mem=${MMT_VM_MEMORY:-1024}
+# 16 KiB pages: the suites' files of N pages are 4 times as large
+case $cell in *-16k) mem=${MMT_VM_MEMORY:-2048} ;; esac
 smp=${MMT_VM_CPUS:-2}
 # loglevel=5: the console shows warnings, oopses and their traces, not the
 # info chatter; a soft lockup panics (the VM stops at once, with the trace).
