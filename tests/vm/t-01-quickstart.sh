@@ -6,18 +6,21 @@
 # 0, and where README shows what a command prints, the output must have
 # it: a one-line output exactly, a longer one the first word of each of
 # its lines, but elided lines ("...") and figures (they differ per run).
-# Skipped where modprobe cannot find the module (the matrix's guests load
-# the tree's build with insmod).
+# Skipped where modprobe cannot find the module or README is not there
+# (the matrix's initramfs: make check runs it).
 . "$(dirname "$0")/lib.sh"
 
 README=$MMT_TOP/README.md
 WORK=$(mktemp -d /var/tmp/mmt-qs.XXXXXX)
 trap 'rm -rf "$WORK"; unload_module' EXIT
 
-[ -r "$README" ] || { fail "no $README"; exit 1; }
 unload_module
 if ! modprobe -n -q mmtune 2>/dev/null; then
 	echo "# modprobe finds no mmtune here (no DKMS install): README's quick start not run"
+	exit 4
+fi
+if [ ! -r "$README" ]; then
+	echo "# no $README here (the matrix's initramfs has no documents): not run"
 	exit 4
 fi
 set -f		# README's words are not patterns

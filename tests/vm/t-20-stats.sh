@@ -142,12 +142,27 @@ PROBE=${MMT_PROBE:-$WORK/faultprobe}
 	fail "build faultprobe"
 ORIG_ORDER=$(cat $MMT/fault_around_order)
 
+# probe_run: one run of the probe between two snapshots (a, b); its
+# output in $@.  vmstat's pgfault counts the arch's fault entries, the
+# module's faults handle_mm_fault's calls: a run where they differ by more
+# than 2 % (7.x s390x in CI: 4167 against 4276, once) is run again, up to
+# three times; the checks below judge the last run.
+probe_run() {
+	for _t in 1 2 3; do
+		stats_snap a
+		_out=$("$PROBE" "$F")
+		stats_snap b
+		_f=$((bf - af)) _p=$((bp - ap))
+		[ $(( (_f > _p ? _f - _p : _p - _f) * 100 )) -le $(( _p * 2 )) ] && break
+		echo "# run $_t: faults $_f, pgfault $_p: again"
+	done
+}
+
 # order 0: no fault-around at all; every page one fault
 echo 0 > $MMT/fault_around_order
 echo 0 > $MMT/stats
-stats_snap a
-set -- $("$PROBE" "$F")
-stats_snap b
+probe_run
+set -- $_out
 pages=$2 minflt=$4
 within "order 0: faults = /proc/vmstat pgfault delta" $((bf - af)) $((bp - ap)) 2
 within "order 0: faults = the workload's minor faults" $((bf - af)) "$minflt" 2
@@ -155,9 +170,8 @@ expect_eq "order 0: no fault_around_calls" $((bc - ac)) 0
 
 for k in 2 4; do
 	echo $k > $MMT/fault_around_order
-	stats_snap a
-	set -- $("$PROBE" "$F")
-	stats_snap b
+	probe_run
+	set -- $_out
 	minflt=$4
 	f=$((bf - af)) c=$((bc - ac)) r=$((br - ar)) m=$((bm - am))
 	within "order $k: faults = /proc/vmstat pgfault delta" $f $((bp - ap)) 2
