@@ -22,6 +22,12 @@ cross=$(cross_prefix "$BASE_ARCH")
 karch=$(kbuild_arch "$BASE_ARCH")
 jobs=${MMT_JOBS:-2}
 
+# the -common the flavour's headers were made with (their Makefile includes
+# it): another one builds and loads, and reads the wrong fields (rt)
+inc=$(sed -n 's|^include .*/\([^/]*\)/Makefile$|\1|p' "$KDIR/Makefile")
+[ -z "$inc" ] || [ "$inc" = "$(basename "$KCOMMON")" ] ||
+	mdie "$cell: $KDIR includes $inc, not $(basename "$KCOMMON") (run fetch.sh again)"
+
 b=$out/build
 rm -rf "$b" "$out/mmtune.ko"
 mkdir -p "$b"

@@ -8,7 +8,8 @@
 # x86_64-rt or arm64-rt (PREEMPT_RT; tests/matrix/lib.sh flavour); a ppc64le ARCH
 # may end in -hash: the same kernel, booted with the hash MMU.
 #
-# Picks the newest linux-headers-<abi>-<flavour> of the series whose -common,
+# Picks the newest linux-headers-<abi>-<flavour> of the series whose -common
+# (-common-rt for rt flavours),
 # amd64 linux-kbuild and linux-image of the same version the private apt
 # configuration can download (7.x: the linux-binary-* the linux-image-*
 # metapackage depends on holds the kernel), and the static busybox of the arch
@@ -91,10 +92,15 @@ while read -r ver h kbuild; do
 		has "$bin" "$darch" "$ver" || { mlog "$h $ver: no $bin of that version"; continue; }
 		img=$bin
 	fi
-	has "linux-headers-$abi-common" all "$ver" || { mlog "$h $ver: no -common"; continue; }
+	# PREEMPT_RT changes the headers (task_struct among them): an rt
+	# flavour's headers include -common-rt, and a module built against
+	# plain -common reads the wrong fields (a 6.1 rt guest's GPF)
+	common=linux-headers-$abi-common
+	case $flav in rt-*) common=$common-rt ;; esac
+	has "$common" all "$ver" || { mlog "$h $ver: no $common"; continue; }
 	has "$kbuild" amd64 "$ver" || { mlog "$h $ver: no amd64 $kbuild $ver"; continue; }
 	hdir=$(fetch "$h" "$darch" "$ver") &&
-	cdir=$(fetch "linux-headers-$abi-common" all "$ver") &&
+	cdir=$(fetch "$common" all "$ver") &&
 	kdir=$(fetch "$kbuild" amd64 "$ver") &&
 	idir=$(fetch "$img" "$darch" "$ver") || continue
 	break
@@ -121,7 +127,7 @@ bb=$bbdir/bin/busybox	# trixie's is in /usr/bin
 # the flavour dir point to ../linux-headers-<abi>-common and
 # ../../lib/linux-kbuild-<v>); hard links, so it costs no space.
 root=$MX/x/root-$abi-$flav
-if [ ! -e "$root/.done" ]; then
+if [ ! -e "$root/.done" ] || [ ! -d "$root/usr/src/$common" ]; then
 	rm -rf "$root"; mkdir -p "$root"
 	for d in "$hdir" "$cdir" "$kdir"; do cp -al "$d/." "$root/"; done
 	touch "$root/.done"
@@ -146,7 +152,7 @@ FLAVOUR=$flav
 VERSION=$ver
 KVER=$kver
 KDIR=$root/usr/src/linux-headers-$kver
-KCOMMON=$root/usr/src/linux-headers-$abi-common
+KCOMMON=$root/usr/src/$common
 IMAGE=$img_file
 MODULES=$idir/lib/modules/$kver
 BUSYBOX=$bb
