@@ -14,6 +14,7 @@
 #   tests/host/run.sh                       everything
 #   MMT_FUZZ_SECONDS=600 tests/host/run.sh  fuzz longer
 #   MMT_HOST_SAN=0 tests/host/run.sh        skip the sanitizer pass
+#   tests/host/run.sh plane policy          those suites alone (plain build)
 
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -709,8 +710,14 @@ suite_plane() {
 	echo 4 > "$S/info/base_order"; echo 32 > "$S/info/policy_max_rules"
 	echo "1 2" > "$S/policy/hits"
 	t_rc "plane: policy show of a cut-short policy fails" 1 "$CTL" policy show
-	t_rc "plane: policy add to a cut-short policy fails" 1 "$CTL" policy add 'comm=b order=2'
+	t_rc "plane: policy del in a cut-short policy fails" 1 "$CTL" policy del 'comm=a'
 	t_file "plane: nothing written back" "$P/policy" "comm=a order=1"
+	t_rc "plane: policy add to a cut-short policy: the parameter's add" 0 "$CTL" policy add 'comm=b order=2'
+	t_file "plane: add wrote one add, not the set" "$P/policy" "add comm=b order=2"
+	echo 31 > "$S/policy/rules"
+	t_rc "plane: policy add beyond the module's limit: exit 2" 2 "$CTL" policy add 'comm=c order=2' 'comm=d order=2'
+	t_file "plane: refused add wrote nothing" "$P/policy" "add comm=b order=2"
+	echo 2 > "$S/policy/rules"; printf 'comm=a order=1\n' > "$P/policy"
 	rm -rf "$W/sroot"; mkdir -p "$W/sroot/etc/mmtune" "$W/sroot/etc/modprobe.d"
 	echo "comm=keep order=1" > "$W/sroot/etc/mmtune/policy"
 	t_rc "plane: save with the policy unreadable fails" 1 "$CTL" save --root "$W/sroot"
@@ -719,6 +726,9 @@ suite_plane() {
 	echo 1 > "$S/policy/rules"
 	t_rc "plane: policy add through the parameter's add" 0 "$CTL" policy add 'comm=b order=2'
 	t_file "plane: the parameter got one add, not a whole set" "$P/policy" "add comm=b order=2"
+	printf 'comm=a order=1\n' > "$P/policy"
+	t_rc "plane: policy del through the parameter's drop" 0 "$CTL" policy del 'comm=a'
+	t_file "plane: the parameter got one drop, not a whole set" "$P/policy" "drop comm=a"
 	: > "$P/policy"; echo 0 > "$S/policy/rules"
 	unset MMTUNE_SYSFS_MM
 	fresh
@@ -752,6 +762,26 @@ run_suites() {
 	suite_perm
 	suite_plane
 }
+
+# tests/host/run.sh SUITE...: those suites alone, on the plain build (no
+# sanitizer pass, install, build flags, man pages or fuzzing)
+HOST_SUITES="unit usage module kernel policy policy_auto perm plane abi_doc"
+if [ $# -gt 0 ]; then
+	for s in "$@"; do
+		case " $HOST_SUITES " in
+		*" $s "*) ;;
+		*) echo "run.sh: no host suite '$s' (one of: $HOST_SUITES)" >&2; exit 2 ;;
+		esac
+	done
+	ktap_print_header
+	if build_suite "$W/plain"; then
+		CTL=$W/plain/mmtunectl UNIT=$W/plain/unit
+		for s in "$@"; do "suite_$s"; done
+	else
+		fail "build: $(tail -n 5 "$W/build.log" | tr '\n' ' ')"
+	fi
+	ktap_finished
+fi
 
 ktap_print_header
 suite_abi_doc

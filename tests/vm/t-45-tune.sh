@@ -185,18 +185,40 @@ check "policy parameter: drop" wr $PAR "drop comm=mmt-b"
 check "policy parameter: drop of a match no rule has" wr $PAR "drop comm=mmt-zz"
 expect_eq "drop: the others kept" "$(rules)" "comm=mmt-a order=1"
 # concurrent editors: runs putting and taking out rules of their own while
-# rules are added; none is lost and no run's rule is left (runs used to
-# read, edit and write back the whole set)
-pwrite clear > /dev/null
-pids=""
-for i in 1 2 3 4 5 6; do
-	"$CTL" run --order 0 -- sleep 0.$i > /dev/null 2>&1 & pids="$pids $!"
-	"$CTL" policy add "comm=mmt-c$i order=1" > /dev/null 2>&1 & pids="$pids $!"
+# rules are added; none is lost, no run's is left and none fails (runs used
+# to read, edit and write back the whole set; policy add read the set
+# first and failed when editors beside it changed it and back between its
+# reads).  Three loops of short runs churn the set while the adds go in.
+bad=""
+for round in 1 2 3; do
+	pwrite clear > /dev/null
+	churn=""
+	for l in 1 2 3; do
+		( for k in 1 2 3 4 5 6 7 8; do
+			"$CTL" run --order 0 -- true > /dev/null 2>> "$WORK/cl$l.err" ||
+				echo "run $k: exit $?" >> "$WORK/cl$l.err"
+		  done ) &
+		churn="$churn $!"
+	done
+	adds=""
+	for i in 1 2 3 4 5 6; do
+		( "$CTL" policy add "comm=mmt-c$i order=1" > /dev/null 2> "$WORK/ca$i.err"
+		  echo $? >> "$WORK/ca$i.err" ) &
+		adds="$adds $!"
+		sleep 0.0$i
+	done
+	wait $churn $adds
+	got=$(rules | sort | tr '\n' '|')
+	[ "$got" = "comm=mmt-c1 order=1|comm=mmt-c2 order=1|comm=mmt-c3 order=1|comm=mmt-c4 order=1|comm=mmt-c5 order=1|comm=mmt-c6 order=1|" ] ||
+		bad="$bad round $round: rules '$got';"
+	for e in "$WORK"/ca?.err; do
+		[ "$(tail -n 1 "$e")" = 0 ] || bad="$bad round $round: $(basename "$e" .err): $(tr '\n' ' ' < "$e");"
+	done
+	for e in "$WORK"/cl?.err; do
+		[ -s "$e" ] && bad="$bad round $round: $(basename "$e" .err): $(tr '\n' ' ' < "$e");"
+		rm -f "$e"
+	done
 done
-BG=$pids
-wait $pids
-BG=""
-expect_eq "concurrent runs and adds: every added rule kept, no run's left" \
-	"$(rules | sort | tr '\n' '|')" "comm=mmt-c1 order=1|comm=mmt-c2 order=1|comm=mmt-c3 order=1|comm=mmt-c4 order=1|comm=mmt-c5 order=1|comm=mmt-c6 order=1|"
+expect_eq "concurrent runs and adds, 3 rounds: every added rule kept, no run's left, every command exit 0" "$bad" ""
 pwrite clear > /dev/null
 

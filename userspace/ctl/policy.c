@@ -149,21 +149,27 @@ static int parse_policy(char *text, struct pstate *ps)
 	return seen_rules ? 0 : -1;
 }
 
-/* sysfs policy/rules: the module's count of its rules, or -1 (none). */
-static int rules_count(void)
+/* sysfs REL (under the module's directory) as a number, or -1 (none). */
+static int sysfs_int(const char *rel)
 {
 	char p[PATH_MAX];
 	FILE *f;
 	int n = -1;
 
-	snprintf(p, sizeof(p), "%s/policy/rules", mmt_sysfs_mm());
+	snprintf(p, sizeof(p), "%s/%s", mmt_sysfs_mm(), rel);
 	f = fopen(p, "re");
 	if (!f)
-		return -1;	/* a module without it: the text is all there is */
+		return -1;	/* a module without it */
 	if (fscanf(f, "%d", &n) != 1)
 		n = -1;
 	fclose(f);
 	return n;
+}
+
+/* sysfs policy/rules: the module's count of its rules, or -1 (none). */
+static int rules_count(void)
+{
+	return sysfs_int("policy/rules");	/* none: the text is all there is */
 }
 
 /* Whether the module has no policy at all (one from before it). */
@@ -175,14 +181,20 @@ int policy_absent(void)
 	return r == MMT_ENOKNOB || (r == MMT_EIO && errno == ENOENT);
 }
 
-#define READ_TRIES	5
+/*
+ * Editors beside us (mmtunectl run puts a rule in and takes it out) can
+ * change the rules between the reads of one try, many times in a row on a
+ * busy machine: tries enough for a dozen of them, a short sleep between.
+ */
+#define READ_TRIES	20
 
 /*
- * Read and parse the policy file once: 0, 1 if the module's count of its
- * rules changed meanwhile (another editor: read again), or -(exit code)
- * after saying why.  A text with fewer rules than the count, the count
- * the same before and after, was cut short: it must never be written
- * back as the whole set.
+ * Read and parse the policy file once: 0, 1 if the rules changed meanwhile
+ * (read again), 2 if the text holds another number of rules than the
+ * module's count, the count the same before and after (a change and one
+ * back, or a text cut short: read again, and refuse if it stays so), or
+ * -(exit code) after saying why.  A set with rules missing must never be
+ * written back as the whole set.
  */
 static int read_policy_once(struct pstate *ps, char *buf)
 {
@@ -205,11 +217,7 @@ static int read_policy_once(struct pstate *ps, char *buf)
 		fprintf(stderr, PROG ": unexpected content in the module's policy file\n");
 		return -MMT_EXIT_FAIL;
 	}
-	if (after < 0 || after == ps->nr)
-		return 0;
-	fprintf(stderr, PROG ": read %d of the module's %d policy rules: refusing to go on with a partial set\n",
-		ps->nr, after);
-	return -MMT_EXIT_FAIL;
+	return after < 0 || after == ps->nr ? 0 : 2;
 }
 
 /* Read and parse the policy file; -(exit code) after saying why. */
@@ -220,14 +228,18 @@ int read_policy(struct pstate *ps)
 
 	if (!buf)
 		return -lib_fail(MMT_EIO);
-	for (tries = 0; tries < READ_TRIES && rc == 1; tries++)
+	for (tries = 0; tries < READ_TRIES && rc > 0; tries++) {
+		if (tries)
+			usleep(1000 * (tries < 10 ? tries : 10));
 		rc = read_policy_once(ps, buf);
-	free(buf);
-	if (rc == 1) {
-		fprintf(stderr, PROG ": the policy changed while read, %d times: try again\n", READ_TRIES);
-		return -MMT_EXIT_FAIL;
 	}
-	return rc;
+	free(buf);
+	if (rc == 2)
+		fprintf(stderr, PROG ": read %d of the module's %d policy rules: refusing to go on with a partial set\n",
+			ps->nr, rules_count());
+	else if (rc == 1)
+		fprintf(stderr, PROG ": the policy changed while read, %d times: try again\n", READ_TRIES);
+	return rc > 0 ? -MMT_EXIT_FAIL : rc;
 }
 
 /*
@@ -607,7 +619,7 @@ static void policy_show(const struct pstate *ps, int json)
 /*
  * The parameter's "add RULE", one rule at a time: the module appends it
  * to the set as it is then, so an editor beside us loses nothing (a
- * whole set written back would drop what it added meanwhile).  0, 1 if
+ * whole set written back would drop what it added meanwhile).  0, -1 if
  * there is no such parameter (debugfs alone: a whole set instead), or an
  * exit code after saying why (the rules before @nr[i] are in).
  */
@@ -617,11 +629,11 @@ static int add_in_kernel(const struct prule *nr, int n)
 	int i, rc;
 
 	if (!strcmp(mmt_interface(), "debugfs"))
-		return 1;
+		return -1;
 	for (i = 0; i < n; i++) {
 		if ((size_t)snprintf(t, sizeof(t), "add %s order=%s", nr[i].match,
 				     nr[i].order) >= sizeof(t) || strchr(t, ';'))
-			return i ? usage_err("policy", "add: rule %d too long (the ones before it are in)", i + 1) : 1;
+			return i ? usage_err("policy", "add: rule %d too long (the ones before it are in)", i + 1) : -1;
 		rc = write_one(t);
 		if (rc) {
 			if (i)
@@ -641,7 +653,7 @@ static int policy_add(const struct pstate *ps, struct prule *nr, int n)
 	if (m + n > ps->max_rules)
 		return usage_err("policy", "add: %d rules would exceed the module's %d", m + n, ps->max_rules);
 	rc = add_in_kernel(nr, n);
-	if (rc != 1)
+	if (rc != -1)
 		return rc;
 	for (i = 0; i < n; i++)
 		all[m + i] = nr[i];
@@ -658,6 +670,25 @@ static int named(const char *match, int argc, char **argv)
 	return 0;
 }
 
+/*
+ * The parameter's "drop MATCH", one match at a time: the module drops the
+ * rules of that match from the set as it is, so that an editor beside us
+ * loses nothing.  0 or an exit code after saying why.
+ */
+static int drop_in_kernel(int argc, char **argv)
+{
+	char t[600];
+	int j, rc;
+
+	for (j = 0; j < argc; j++) {
+		snprintf(t, sizeof(t), "drop %s", argv[j]);
+		rc = write_one(t);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 /* policy del MATCH...: every MATCH must name a rule there. */
 static int policy_del(const struct pstate *ps, struct prule *keep, int argc, char **argv)
 {
@@ -669,6 +700,8 @@ static int policy_del(const struct pstate *ps, struct prule *keep, int argc, cha
 		if (!found)
 			return usage_err("policy", "del: no rule %.60s (see 'mmtunectl policy')", argv[j]);
 	}
+	if (strcmp(mmt_interface(), "debugfs"))
+		return drop_in_kernel(argc, argv);
 	for (i = 0; i < ps->nr; i++)
 		if (!named(ps->r[i].match, argc, argv) && !ps->r[i].exited)
 			keep[m++] = ps->r[i];
@@ -743,6 +776,26 @@ static int policy_apply(const char *sub, struct pstate *ps, struct prule *nr, in
 	return policy_write(sub, ps, nr, n);
 }
 
+/*
+ * policy add where the module takes "add" (the parameter): no read of the
+ * set, which editors beside us may be changing; the module's count and
+ * limit for the check.  0, an exit code after saying why, or -1 where the
+ * whole set must be read and written instead.
+ */
+static int policy_add_verb(struct prule *nr, int n)
+{
+	int have = rules_count(), max = sysfs_int("info/policy_max_rules"), rc;
+
+	if (!strcmp(mmt_interface(), "debugfs") || have < 0 || max < 0)
+		return -1;
+	if (have + n > max)
+		return usage_err("policy", "add: %d rules would exceed the module's %d", have + n, max);
+	rc = add_in_kernel(nr, n);
+	if (!rc)
+		auto_note(nr, n);
+	return rc;
+}
+
 int do_policy(int argc, char **argv)
 {
 	struct pstate *ps = NULL;
@@ -771,9 +824,16 @@ int do_policy(int argc, char **argv)
 		n = load_rules(argv[optind + 1], nr);
 	else if (!strcmp(sub, "set") || !strcmp(sub, "add"))
 		n = rules_from_args("policy", nargs - 1, argv + optind + 1, nr, PRULES_MAX);
-	rc = n < 0 ? -n : -read_policy(ps);
-	if (!rc)
-		rc = policy_apply(sub, ps, nr, n, json, nargs, argv + optind);
+	if (n < 0) {
+		rc = -n;
+		goto out;
+	}
+	rc = !strcmp(sub, "add") ? policy_add_verb(nr, n) : -1;
+	if (rc == -1) {
+		rc = -read_policy(ps);
+		if (!rc)
+			rc = policy_apply(sub, ps, nr, n, json, nargs, argv + optind);
+	}
 out:
 	free(ps);
 	free(nr);
