@@ -19,7 +19,8 @@
 # Exits non-zero when a check failed or the VM did not finish (no
 # "mmtune-guest-done" sentinel).
 #
-# Env: MMT_TESTS="t-knob t-stats" runs only those VM tests;
+# Env: MMT_TESTS="knob stats" (or "t-10-knob t-20-stats") runs only those
+#      VM tests;
 #      MMT_VM_TIMEOUT (seconds, default 2700) bounds the VM run;
 #      MMT_VERBOSE=1 also streams the guest's kernel console to stderr
 #      (it is always saved in tests/out/console.log).

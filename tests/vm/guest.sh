@@ -4,7 +4,7 @@
 # as root; see tests/vm/vng.sh).
 #
 # Mounts debugfs, marks the kernel log, runs each tests/vm/t-*.sh (all,
-# sorted, or the ones named: "t-knob", "t-knob.sh" or "knob"; $MMT_TESTS is
+# sorted, or the ones named: "t-10-knob", "t-10-knob.sh" or "knob"; $MMT_TESTS is
 # used when no argument is given) with MMT_TOP exported, then the final check
 # "dmesg clean" (no WARNING, BUG, Oops, Call Trace or general protection
 # fault since the mark), then prints the kernel log since the mark prefixed
@@ -34,7 +34,7 @@ if [ $# -eq 0 ]; then
 	for t in "$VM"/t-*.sh; do [ -e "$t" ] && tests+=("$t"); done
 else
 	for n in "$@"; do
-		for c in "$VM/$n" "$VM/$n.sh" "$VM/t-$n.sh"; do
+		for c in "$VM/$n" "$VM/$n.sh" "$VM/t-$n.sh" "$VM"/t-[0-9][0-9]-"$n".sh; do
 			[ -f "$c" ] && { tests+=("$c"); continue 2; }
 		done
 		missing="$missing $n"
