@@ -51,7 +51,7 @@ if [ "${MMT_DEBUG_SMALL:-0}" = 1 ]; then
 	# the matrix's light cells.
 	# The storm drives what t-10-knob, t-20-stats and t-40-policy test
 	# (knob writes, hooks on and off, the policy's rules, stats_enable)
-	# under load on this kernel every cycle; those suites, t-45-value
+	# under load on this kernel every cycle; those suites, t-44-value
 	# (the oracle's cases one by one), the tools' wall-time ones
 	# (t-45-tune, t-mmstress, t-mmtunectl), t-05-ibt and t-50-trace run
 	# in make check on Debian's kernel and on every matrix cell, and here

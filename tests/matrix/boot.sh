@@ -69,11 +69,11 @@ esac
 # turn waiting for the other), which two kinds of cell meet:
 # - riscv64 keeps a thread per vCPU: its cells took 1604 s (6.12) and
 #   1268 s (7.x) on one thread, against 484 s and 280 s, most of it in
-#   t-10-knob and t-45-value; its 6.12 patches ftrace and kprobe sites
+#   t-10-knob and t-44-value; its 6.12 patches ftrace and kprobe sites
 #   inside stop_machine(), where the hazard cannot arise.
 # - ppc64le's hash MMU boots with one CPU: on one thread its 6.1 boot
 #   stalled in a stop_machine() (multi_cpu_stop) 25 s in, a hard then a
-#   soft lockup, killed at 900 s; with a thread per vCPU its t-45-value
+#   soft lockup, killed at 900 s; with a thread per vCPU its t-44-value
 #   once found the module gone between two checks of a section that
 #   unloads nothing, which no other cell or run did.
 #   The radix cells keep ppc64le's SMP coverage; the hash cell is there
