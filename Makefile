@@ -14,7 +14,7 @@ DKMS_FILES := dkms.conf Kbuild Makefile module/Kbuild \
 DKMS_SRC ?= $(CURDIR)/build/dkms-src/mmtune-$(VERSION)
 DEB_DIR := $(CURDIR)/build/deb
 
-.PHONY: all module tools install install-boot dkms-src deb check check-deb \
+.PHONY: all module tools install install-boot dkms-src deb check check-vm check-deb \
 	check-matrix check-debug check-trace check-bench bench bench-real bench-wall demo style clean help
 
 all: module tools
@@ -66,6 +66,10 @@ check-deb:
 check:
 	tests/check.sh
 
+# make check-vm T="knob policy": those VM suites alone (tests/check-vm.sh)
+check-vm:
+	tests/check-vm.sh $(T)
+
 check-matrix:
 	tests/check-matrix.sh $(CELLS)
 
@@ -101,5 +105,5 @@ clean:
 	if [ -d userspace ]; then $(MAKE) -C userspace clean; fi
 
 help:
-	@echo "targets: all module tools install install-boot dkms-src deb check check-deb check-matrix check-debug check-trace check-bench bench bench-real bench-wall demo style clean"
+	@echo "targets: all module tools install install-boot dkms-src deb check check-vm check-deb check-matrix check-debug check-trace check-bench bench bench-real bench-wall demo style clean"
 	@echo "vars:    KDIR=$(KDIR) PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) SYSCONFDIR=$(SYSCONFDIR) UNITDIR=$(UNITDIR)"
