@@ -122,7 +122,7 @@ extern const struct mmtune_feature mmtune_stats_feature;
 void mmtune_stats_snapshot(struct mmtune_pcpu_stats *s, unsigned long *missed);
 const char *mmtune_ctr_name(unsigned int i);
 
-/* policy.c: per-process fault-around orders, a user of hooks.h. */
+/* policy.c (its rules: policy_rule.c): per-process fault-around orders, a user of hooks.h. */
 extern const struct mmtune_feature mmtune_policy_feature;
 /* sysfs policy/: @what is one of MMT_ABI_POLICY's names */
 int mmtune_policy_sysfs(const char *what, char *buf);

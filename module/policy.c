@@ -1,46 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mmtune: per-process fault-around policy.
- *
- * debugfs "policy" (0600).  A write replaces the whole rule set; it holds
- * one rule per line, matched in order, first match wins:
- *
- *   comm=NAME order=N       the process's comm, its thread-group leader's
- *                           (1..15 bytes, no blanks or '#'); a thread's
- *                           own name (pthread_setname_np) matches nothing
- *   pid=TGID order=N        the process (all its threads); the number is
- *                           resolved in the writer's pid namespace at write
- *                           time and the rule keeps that process (its
- *                           struct pid), so a reused number never matches
- *                           another one.  A number that an exited rule of
- *                           the current set shows keeps that exited rule:
- *                           what a read gave can always be written back
- *   cgroup=PATH order=N     a cgroup v2 path as in /proc/PID/cgroup (from the
- *                           writer's cgroup namespace root): the tasks of
- *                           that cgroup and of every cgroup below it.  The
- *                           rule follows the path: removed and made again
- *                           (a service restarted by systemd), it matches
- *                           the new cgroup within a tenth of a second; a
- *                           removed rule reads "removed", and writing it
- *                           back keeps it, as for exited pid= rules
- *
- * N is 0..max_order or "default" (the arch's default order), as for
- * fault_around_order.  Blank lines and text after '#' are ignored, so what
- * a read gives can be written back.  "clear" (alone) drops every rule.
- * A malformed line, an unknown or repeated key, an order out of range or
- * more than POLICY_MAX_RULES rules: EINVAL; a pid that is neither a
- * running process nor an exited rule of the current set: ESRCH; a cgroup
- * that does not exist: ENOENT.  A write changes nothing unless it is
- * wholly valid.
- *
- * A read gives "# rules N/MAX", "# kernel order=K", "# default order=D
- * hits=H pages=P" (faults no rule matched), then each rule as written
- * followed by "# hits=H pages=P" (and "exited" for a pid rule whose
- * process is gone).  hits: fault-around calls the rule governed; pages:
- * PTEs those calls set.  Pages are counted by the stats' PTE-setter hook,
- * a call per PTE that the policy alone does not pay for: only while
- * stats_enable is 1, and shown as "-" while it is 0.  The counters start
- * at zero with every write.
+ * mmtune: per-process fault-around policy.  The rules (policy_rule.c
+ * parses and renders them; their grammar, what a read gives and the
+ * errors are docs/policy.md's) are matched on the fault path here,
+ * installed, polled for the kernel's size and for removed cgroups, and
+ * read and written through debugfs "policy" and the "policy" parameter.
  *
  * Mechanism.  While rules exist, the policy holds the filemap_map_pages
  * entry hook of the hooks layer (hooks.c), also with stats off.  The
@@ -109,55 +73,8 @@
 #include "compat.h"
 #include "hooks.h"
 #include "auto.h"
+#include "policy.h"
 #include "mmtune_trace_order.h"
-
-#define POLICY_MAX_RULES	32
-#define POLICY_WRITE_MAX	16384	/* 32 rules with 255-byte cgroup paths */
-#define POLICY_PATH_MAX		256
-#define POLICY_POLL		HZ	/* how often the kernel's size is checked */
-#define POLICY_POLL_REMOVED	(HZ / 10) /* while a rule's cgroup is gone */
-
-enum rule_kind {
-	RULE_NONE,		/* being parsed */
-	RULE_COMM,
-	RULE_PID,
-	RULE_CGROUP,
-};
-
-#define COMM_WORDS	(TASK_COMM_LEN / sizeof(u64))
-
-struct policy_rule {
-	enum rule_kind kind;
-	unsigned int order;		/* unless is_auto */
-	bool is_auto;			/* order=auto: au.order, auto.c's */
-	struct mmtune_auto au;
-	union {
-		u64 comm[COMM_WORDS];	/* zero-padded, like task->comm */
-		struct pid *pid;	/* a reference */
-		struct cgroup *cgrp;	/* a reference; READ_ONCE() */
-	};
-	char *path;			/* cgroup: as written */
-	char *abs;			/* cgroup: from the real root */
-	bool removed;			/* cgroup: gone, none at its path yet */
-};
-
-struct policy_ctr {
-	u64 hits;
-	u64 pages;
-	u64 prefaulted;		/* usefulness.c's, see mmtune_policy_prefaulted */
-	u64 untouched;
-	u64 auto_p;		/* auto.c's: pre-mapped by ended processes */
-	u64 auto_u;		/* and left untouched by them */
-	u64 auto_runs;		/* those processes */
-};
-
-struct policy_set {
-	unsigned int nr;
-	unsigned int max_order;		/* largest order of a rule */
-	unsigned int nr_auto;		/* rules with order=auto */
-	struct policy_ctr __percpu *ctr; /* [0, nr): rules, [nr]: no match */
-	struct policy_rule rule[];
-};
 
 static struct policy_set __rcu *policy;
 static DEFINE_MUTEX(policy_lock);
@@ -421,36 +338,7 @@ static int policy_hooks_get(void)
 	return held ? -EOPNOTSUPP : -ENODEV;
 }
 
-/* ---- rule sets ---- */
-
-static void free_rule(struct policy_rule *r)
-{
-	switch (r->kind) {
-	case RULE_PID:
-		put_pid(r->pid);
-		break;
-	case RULE_CGROUP:
-		cgroup_put(r->cgrp);
-		break;
-	default:
-		break;
-	}
-	kfree(r->path);
-	kfree(r->abs);
-	r->kind = RULE_NONE;
-}
-
-static void free_set(struct policy_set *set)
-{
-	unsigned int i;
-
-	if (!set)
-		return;
-	for (i = 0; i < set->nr; i++)
-		free_rule(&set->rule[i]);
-	free_percpu(set->ctr);
-	kfree(set);
-}
+/* ---- counters ---- */
 
 static void ctr_sum(const struct policy_set *set, unsigned int idx,
 		    struct policy_ctr *sum)
@@ -469,265 +357,6 @@ static void ctr_sum(const struct policy_set *set, unsigned int idx,
 		sum->auto_u += READ_ONCE(c->auto_u);
 		sum->auto_runs += READ_ONCE(c->auto_runs);
 	}
-}
-
-/* ---- parsing ---- */
-
-static __printf(2, 3) int reject(unsigned int line, const char *fmt, ...)
-{
-	struct va_format vaf;
-	va_list ap;
-
-	va_start(ap, fmt);
-	vaf.fmt = fmt;
-	vaf.va = &ap;
-	pr_info_ratelimited("policy: line %u: %pV\n", line, &vaf);
-	va_end(ap);
-	return -EINVAL;
-}
-
-static int parse_comm(const char *val, struct policy_rule *r,
-		      unsigned int line)
-{
-	size_t len = strlen(val), i;
-
-	if (!len || len >= TASK_COMM_LEN)
-		return reject(line, "comm '%s': want 1..%d bytes", val,
-			      TASK_COMM_LEN - 1);
-	for (i = 0; i < len; i++)
-		if ((unsigned char)val[i] <= ' ' || val[i] == 0x7f)
-			return reject(line, "comm: control character");
-	memset(r->comm, 0, sizeof(r->comm));
-	memcpy(r->comm, val, len);
-	r->kind = RULE_COMM;
-	return 0;
-}
-
-static bool pid_exited(struct pid *pid)
-{
-	bool exited;
-
-	rcu_read_lock();
-	exited = !pid_task(pid, PIDTYPE_TGID);
-	rcu_read_unlock();
-	return exited;
-}
-
-/*
- * An exited pid= rule of the current set @cur that shows as @nr to the
- * writer, or NULL.  Writing back what a read gave keeps such a rule bound
- * to its exited process (it matches nothing): never to a process that got
- * the number since, never ESRCH.
- */
-static struct pid *exited_rule_pid(const struct policy_set *cur, int nr)
-{
-	unsigned int i;
-
-	for (i = 0; cur && i < cur->nr; i++) {
-		const struct policy_rule *r = &cur->rule[i];
-
-		if (r->kind == RULE_PID && pid_vnr(r->pid) == nr &&
-		    pid_exited(r->pid))
-			return r->pid;
-	}
-	return NULL;
-}
-
-static int parse_pid(const char *val, struct policy_rule *r,
-		     unsigned int line, const struct policy_set *cur)
-{
-	struct task_struct *leader;
-	struct pid *pid;
-	int nr;
-
-	if (!*val || strspn(val, "0123456789") != strlen(val) ||
-	    kstrtoint(val, 10, &nr) || nr <= 0)
-		return reject(line, "pid '%s': want a process id", val);
-	pid = exited_rule_pid(cur, nr);
-	if (pid) {
-		r->pid = get_pid(pid);
-		r->kind = RULE_PID;
-		return 0;
-	}
-	pid = find_get_pid(nr);
-	if (!pid) {
-		pr_info_ratelimited("policy: line %u: no process %d\n", line, nr);
-		return -ESRCH;
-	}
-	rcu_read_lock();
-	leader = pid_task(pid, PIDTYPE_TGID);
-	rcu_read_unlock();
-	if (!leader) {
-		pr_info_ratelimited("policy: line %u: %d is not a process (thread group) id\n",
-				    line, nr);
-		put_pid(pid);
-		return -ESRCH;
-	}
-	r->pid = pid;
-	r->kind = RULE_PID;
-	return 0;
-}
-
-/*
- * A removed cgroup= rule of the current set @cur written as @path, or
- * NULL: writing back what a read gave (and add/del, which rewrite the
- * set) keeps such a rule, waiting for its path to come back.
- */
-static const struct policy_rule *removed_rule(const struct policy_set *cur,
-					      const char *path)
-{
-	unsigned int i;
-
-	for (i = 0; cur && i < cur->nr; i++) {
-		const struct policy_rule *r = &cur->rule[i];
-
-		if (r->kind == RULE_CGROUP && r->removed &&
-		    !strcmp(r->path, path))
-			return r;
-	}
-	return NULL;
-}
-
-/* The path of @cgrp from the real root, which the poll resolves from. */
-static char *cgroup_abs_path(struct cgroup *cgrp)
-{
-	char *buf = kmalloc(PATH_MAX, GFP_KERNEL), *abs;
-	int len;
-
-	if (!buf)
-		return NULL;
-	len = cgroup_path(cgrp, buf, PATH_MAX);
-	abs = len > 0 && len < PATH_MAX ? kstrdup(buf, GFP_KERNEL) : NULL;
-	kfree(buf);
-	return abs;
-}
-
-static int parse_cgroup(const char *val, struct policy_rule *r,
-			unsigned int line, const struct policy_set *cur)
-{
-	const struct policy_rule *gone;
-	struct cgroup *cgrp;
-
-	if (val[0] != '/' || strlen(val) >= POLICY_PATH_MAX)
-		return reject(line, "cgroup '%s': want a cgroup v2 path starting with '/'",
-			      val);
-	r->path = kstrdup(val, GFP_KERNEL);
-	if (!r->path)
-		return -ENOMEM;
-	cgrp = cgroup_get_from_path(val);
-	gone = IS_ERR(cgrp) ? removed_rule(cur, val) : NULL;
-	if (IS_ERR(cgrp) && !gone) {
-		pr_info_ratelimited("policy: line %u: cgroup %s: %ld\n", line,
-				    val, PTR_ERR(cgrp));
-		return PTR_ERR(cgrp);
-	}
-	if (gone) {
-		cgrp = READ_ONCE(gone->cgrp);
-		cgroup_get(cgrp);
-		r->abs = kstrdup(gone->abs, GFP_KERNEL);
-		r->removed = true;
-	} else {
-		r->abs = cgroup_abs_path(cgrp);
-	}
-	r->cgrp = cgrp;
-	r->kind = RULE_CGROUP;	/* free_rule() puts it from here on */
-	return r->abs ? 0 : -ENOMEM;
-}
-
-/* One rule: "KEY=VALUE order=N" in any order, blanks between. */
-static int parse_rule(char *text, struct policy_rule *r, unsigned int line,
-		      const struct policy_set *cur)
-{
-	bool have_order = false;
-	char *tok, *val;
-	int ret;
-
-	while ((tok = strsep(&text, " \t")) != NULL) {
-		if (!*tok)
-			continue;
-		val = strchr(tok, '=');
-		if (!val)
-			return reject(line, "'%s' is not KEY=VALUE", tok);
-		*val++ = '\0';
-		if (!strcmp(tok, "order")) {
-			if (have_order)
-				return reject(line, "order given twice");
-			r->is_auto = !strcmp(val, "auto");
-			if (!r->is_auto && mmtune_parse_order(val, &r->order))
-				return reject(line, "order '%s': want 0..%u, 'default' or 'auto'",
-					      val, mmtune_max_order());
-			have_order = true;
-			continue;
-		}
-		if (strcmp(tok, "comm") && strcmp(tok, "pid") &&
-		    strcmp(tok, "cgroup"))
-			return reject(line, "unknown key '%s'", tok);
-		if (r->kind != RULE_NONE)
-			return reject(line, "more than one of comm=, pid=, cgroup=");
-		if (!strcmp(tok, "comm"))
-			ret = parse_comm(val, r, line);
-		else if (!strcmp(tok, "pid"))
-			ret = parse_pid(val, r, line, cur);
-		else
-			ret = parse_cgroup(val, r, line, cur);
-		if (ret)
-			return ret;
-	}
-	if (r->kind == RULE_NONE)
-		return reject(line, "no comm=, pid= or cgroup=");
-	if (!have_order)
-		return reject(line, "no order=");
-	return 0;
-}
-
-/* @r, the set's last rule, in its counts of auto rules and its largest order */
-static void set_account(struct policy_set *set, const struct policy_rule *r)
-{
-	if (r->is_auto)
-		set->nr_auto++;
-	set->max_order = max(set->max_order, r->is_auto ?
-			     mmtune_max_order() : r->order);
-}
-
-/*
- * Parse a whole write into @set (room for POLICY_MAX_RULES) against the
- * current set @cur (for exited pid= rules).  *clear is set for "clear".
- * On error the caller frees the set.
- */
-static int parse_set(char *buf, struct policy_set *set,
-		     const struct policy_set *cur, bool *clear)
-{
-	struct policy_rule *r;
-	unsigned int line = 0;
-	char *text, *hash;
-	int ret;
-
-	*clear = false;
-	while ((text = strsep(&buf, "\n")) != NULL) {
-		line++;
-		hash = strchr(text, '#');
-		if (hash)
-			*hash = '\0';
-		text = strim(text);
-		if (!*text)
-			continue;
-		if (!strcmp(text, "clear")) {
-			*clear = true;
-			continue;
-		}
-		if (set->nr == POLICY_MAX_RULES)
-			return reject(line, "more than %d rules", POLICY_MAX_RULES);
-		r = &set->rule[set->nr++];
-		ret = parse_rule(text, r, line, cur);
-		if (ret)
-			return ret;
-		set_account(set, r);
-	}
-	if (*clear && set->nr)
-		return reject(line, "'clear' must be alone");
-	if (!*clear && !set->nr)
-		return reject(line, "no rule (write 'clear' to drop every rule)");
-	return 0;
 }
 
 /* ---- installing ---- */
@@ -807,7 +436,7 @@ static void stop_locked(void)
 	mmtune_fa_unraise();
 	RCU_INIT_POINTER(policy, NULL);
 	synchronize_rcu();
-	free_set(old);
+	policy_set_free(old);
 	mmtune_hooks_put(&policy_user);
 }
 
@@ -838,7 +467,7 @@ static int install_locked(struct policy_set *set)
 	}
 	if (old) {
 		synchronize_rcu();
-		free_set(old);
+		policy_set_free(old);
 	} else {
 		queue_delayed_work(system_power_efficient_wq, &poll_work,
 				   POLICY_POLL);
@@ -936,36 +565,6 @@ static void policy_poll(struct work_struct *work)
 
 /* ---- the debugfs file ---- */
 
-/* The rule as it is written, without a newline. */
-static void show_rule_text(struct seq_file *m, const struct policy_rule *r)
-{
-	switch (r->kind) {
-	case RULE_COMM:
-		seq_printf(m, "comm=%.*s", TASK_COMM_LEN, (const char *)r->comm);
-		break;
-	case RULE_PID:
-		seq_printf(m, "pid=%d", pid_vnr(r->pid));
-		break;
-	case RULE_CGROUP:
-		seq_printf(m, "cgroup=%s", r->path);
-		break;
-	default:
-		break;
-	}
-	if (r->is_auto)
-		seq_puts(m, " order=auto");
-	else
-		seq_printf(m, " order=%u", r->order);
-}
-
-static void show_rule(struct seq_file *m, const struct policy_rule *r)
-{
-	show_rule_text(m, r);
-	seq_printf(m, " #%s", r->kind == RULE_PID && pid_exited(r->pid) ?
-		   " exited" : r->kind == RULE_CGROUP && r->removed ?
-		   " removed" : "");
-}
-
 /*
  * An auto rule's order in force, its changes, the pages its ended
  * processes pre-mapped (what it learned from) and the last judgement's
@@ -1028,7 +627,7 @@ static int policy_show(struct seq_file *m, void *v)
 	}
 	show_ctr(m, set, set->nr);
 	for (i = 0; i < set->nr; i++) {
-		show_rule(m, &set->rule[i]);
+		policy_show_rule(m, &set->rule[i]);
 		show_ctr(m, set, i);
 	}
 	mutex_unlock(&policy_lock);
@@ -1065,15 +664,8 @@ static int set_install_locked(struct policy_set *set,
 		if (!ret)
 			set = NULL;	/* the policy's now */
 	}
-	free_set(set);
+	policy_set_free(set);
 	return ret;
-}
-
-static struct policy_set *set_alloc(void)
-{
-	struct policy_set *set;
-
-	return kzalloc(struct_size(set, rule, POLICY_MAX_RULES), GFP_KERNEL);
 }
 
 /*
@@ -1088,7 +680,7 @@ static int policy_apply_locked(char *buf)
 
 	if (policy_exiting)
 		return -ENODEV;
-	set = set_alloc();
+	set = policy_set_alloc();
 	if (!set)
 		return -ENOMEM;
 	/*
@@ -1098,9 +690,9 @@ static int policy_apply_locked(char *buf)
 	cur = rcu_dereference_protected(policy, lockdep_is_held(&policy_lock));
 	if (cur)
 		cgroup_follow_locked(cur);
-	ret = parse_set(buf, set, cur, &clear);
+	ret = policy_parse_set(buf, set, cur, &clear);
 	if (ret) {
-		free_set(set);
+		policy_set_free(set);
 		return ret;
 	}
 	return set_install_locked(set, cur, clear);
@@ -1155,54 +747,6 @@ static const struct file_operations policy_fops = {
  * many as fit a page; sysfs policy/rules says how many there are.
  */
 
-/* @dst as a copy of @src, with references of its own */
-static int dup_rule(struct policy_rule *dst, const struct policy_rule *src)
-{
-	*dst = *src;
-	dst->path = NULL;
-	dst->abs = NULL;
-	switch (src->kind) {
-	case RULE_PID:
-		get_pid(src->pid);
-		break;
-	case RULE_CGROUP:
-		cgroup_get(src->cgrp);
-		dst->path = kstrdup(src->path, GFP_KERNEL);
-		dst->abs = kstrdup(src->abs, GFP_KERNEL);
-		if (!dst->path || !dst->abs)
-			return -ENOMEM;	/* free_rule() takes it back */
-		break;
-	default:
-		break;
-	}
-	return 0;
-}
-
-/* @r's match as a read renders it (its text up to " order="), or "". */
-static void rule_match(const struct policy_rule *r, char *buf, size_t len)
-{
-	struct seq_file m = { .buf = buf, .size = len };
-	char *order;
-
-	show_rule_text(&m, r);
-	if (seq_has_overflowed(&m) || m.count >= len) {
-		buf[0] = '\0';
-		return;
-	}
-	buf[m.count] = '\0';
-	order = strstr(buf, " order=");
-	if (order)
-		*order = '\0';
-}
-
-static bool rule_is(const struct policy_rule *r, const char *match)
-{
-	char buf[POLICY_PATH_MAX + 32];
-
-	rule_match(r, buf, sizeof(buf));
-	return buf[0] && !strcmp(buf, match);
-}
-
 /*
  * An edit of @cur: @add parsed (may be NULL) first when @front, last if
  * not; @cur's rules kept as they are but rule @skip (-1: none) and those
@@ -1221,10 +765,10 @@ static int edit_add(struct policy_set *set, const struct policy_set *cur,
 	int ret;
 
 	if (set->nr == POLICY_MAX_RULES)
-		return reject(set->nr + 1, "more than %d rules", POLICY_MAX_RULES);
-	ret = parse_rule(text, &set->rule[set->nr++], 1, cur);
+		return policy_reject(set->nr + 1, "more than %d rules", POLICY_MAX_RULES);
+	ret = policy_parse_rule(text, &set->rule[set->nr++], 1, cur);
 	if (!ret)
-		set_account(set, &set->rule[set->nr - 1]);
+		policy_set_account(set, &set->rule[set->nr - 1]);
 	return ret;
 }
 
@@ -1237,29 +781,29 @@ static int policy_edit_locked(const struct policy_set *cur,
 	unsigned int i;
 	int ret = 0;
 
-	set = set_alloc();
+	set = policy_set_alloc();
 	if (!set)
 		return -ENOMEM;
 	if (e->add && e->front) {
 		ret = edit_add(set, cur, e->add);
 		if (!ret)
-			rule_match(&set->rule[0], match, sizeof(match));
+			policy_rule_match(&set->rule[0], match, sizeof(match));
 		drop = match;
 	}
 	for (i = 0; cur && i < cur->nr && !ret; i++) {
-		if (i == e->skip || (drop && rule_is(&cur->rule[i], drop)))
+		if (i == e->skip || (drop && policy_rule_is(&cur->rule[i], drop)))
 			continue;
 		if (set->nr == POLICY_MAX_RULES) {
-			ret = reject(set->nr + 1, "more than %d rules", POLICY_MAX_RULES);
+			ret = policy_reject(set->nr + 1, "more than %d rules", POLICY_MAX_RULES);
 			break;
 		}
-		ret = dup_rule(&set->rule[set->nr++], &cur->rule[i]);
-		set_account(set, &set->rule[set->nr - 1]);
+		ret = policy_rule_dup(&set->rule[set->nr++], &cur->rule[i]);
+		policy_set_account(set, &set->rule[set->nr - 1]);
 	}
 	if (!ret && e->add && !e->front)
 		ret = edit_add(set, cur, e->add);
 	if (ret) {
-		free_set(set);
+		policy_set_free(set);
 		return ret;
 	}
 	return set_install_locked(set, cur, !set->nr);
@@ -1346,7 +890,7 @@ static int policy_param_get(char *buf, const struct kernel_param *kp)
 	mutex_lock(&policy_lock);
 	set = rcu_dereference_protected(policy, lockdep_is_held(&policy_lock));
 	for (i = 0; set && i < set->nr; i++) {
-		show_rule_text(&m, &set->rule[i]);
+		policy_show_rule_text(&m, &set->rule[i]);
 		seq_putc(&m, '\n');
 		if (seq_has_overflowed(&m))
 			break;

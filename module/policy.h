@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mmtune: the policy's rules and rule sets, shared by policy.c (the fault
+ * path, installing, the files) and policy_rule.c (parsing, rendering,
+ * copying).  Private to those two.
+ */
+#ifndef MMTUNE_POLICY_H
+#define MMTUNE_POLICY_H
+
+#include <linux/compiler.h>
+#include <linux/percpu.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <linux/types.h>
+
+#include "auto.h"
+
+#define POLICY_MAX_RULES	32
+#define POLICY_WRITE_MAX	16384	/* 32 rules with 255-byte cgroup paths */
+#define POLICY_PATH_MAX		256
+#define POLICY_POLL		HZ	/* how often the kernel's size is checked */
+#define POLICY_POLL_REMOVED	(HZ / 10) /* while a rule's cgroup is gone */
+
+enum rule_kind {
+	RULE_NONE,		/* being parsed */
+	RULE_COMM,
+	RULE_PID,
+	RULE_CGROUP,
+};
+
+#define COMM_WORDS	(TASK_COMM_LEN / sizeof(u64))
+
+struct policy_rule {
+	enum rule_kind kind;
+	unsigned int order;		/* unless is_auto */
+	bool is_auto;			/* order=auto: au.order, auto.c's */
+	struct mmtune_auto au;
+	union {
+		u64 comm[COMM_WORDS];	/* zero-padded, like task->comm */
+		struct pid *pid;	/* a reference */
+		struct cgroup *cgrp;	/* a reference; READ_ONCE() */
+	};
+	char *path;			/* cgroup: as written */
+	char *abs;			/* cgroup: from the real root */
+	bool removed;			/* cgroup: gone, none at its path yet */
+};
+
+struct policy_ctr {
+	u64 hits;
+	u64 pages;
+	u64 prefaulted;		/* usefulness.c's, see mmtune_policy_prefaulted */
+	u64 untouched;
+	u64 auto_p;		/* auto.c's: pre-mapped by ended processes */
+	u64 auto_u;		/* and left untouched by them */
+	u64 auto_runs;		/* those processes */
+};
+
+struct policy_set {
+	unsigned int nr;
+	unsigned int max_order;		/* largest order of a rule */
+	unsigned int nr_auto;		/* rules with order=auto */
+	struct policy_ctr __percpu *ctr; /* [0, nr): rules, [nr]: no match */
+	struct policy_rule rule[];
+};
+
+/* policy_rule.c */
+void policy_rule_free(struct policy_rule *r);
+void policy_set_free(struct policy_set *set);
+struct policy_set *policy_set_alloc(void);
+__printf(2, 3) int policy_reject(unsigned int line, const char *fmt, ...);
+bool policy_pid_exited(struct pid *pid);
+int policy_parse_rule(char *text, struct policy_rule *r, unsigned int line,
+		      const struct policy_set *cur);
+void policy_set_account(struct policy_set *set, const struct policy_rule *r);
+int policy_parse_set(char *buf, struct policy_set *set,
+		     const struct policy_set *cur, bool *clear);
+void policy_show_rule_text(struct seq_file *m, const struct policy_rule *r);
+void policy_show_rule(struct seq_file *m, const struct policy_rule *r);
+int policy_rule_dup(struct policy_rule *dst, const struct policy_rule *src);
+void policy_rule_match(const struct policy_rule *r, char *buf, size_t len);
+bool policy_rule_is(const struct policy_rule *r, const char *match);
+
+#endif /* MMTUNE_POLICY_H */

@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmtune: the policy's rules as text.  A write's rules parsed into a rule
+ * set (each rule's match resolved: a comm's bytes, a process's struct pid,
+ * a cgroup), a rule rendered back as written (what a read gives, and what
+ * the parameter's "first" and "drop" compare), a rule copied with
+ * references of its own.  The grammar, what a read gives and the errors
+ * are docs/policy.md's; policy.c installs the sets and runs them.
+ */
+#include <linux/cgroup.h>
+#include <linux/kernel.h>
+#include <linux/overflow.h>
+#include <linux/pid.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "mmtune.h"
+#include "compat.h"
+#include "policy.h"
+
+/* ---- rule sets ---- */
+
+void policy_rule_free(struct policy_rule *r)
+{
+	switch (r->kind) {
+	case RULE_PID:
+		put_pid(r->pid);
+		break;
+	case RULE_CGROUP:
+		cgroup_put(r->cgrp);
+		break;
+	default:
+		break;
+	}
+	kfree(r->path);
+	kfree(r->abs);
+	r->kind = RULE_NONE;
+}
+
+void policy_set_free(struct policy_set *set)
+{
+	unsigned int i;
+
+	if (!set)
+		return;
+	for (i = 0; i < set->nr; i++)
+		policy_rule_free(&set->rule[i]);
+	free_percpu(set->ctr);
+	kfree(set);
+}
+
+struct policy_set *policy_set_alloc(void)
+{
+	struct policy_set *set;
+
+	return kzalloc(struct_size(set, rule, POLICY_MAX_RULES), GFP_KERNEL);
+}
+
+/* ---- parsing ---- */
+
+int policy_reject(unsigned int line, const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &ap;
+	pr_info_ratelimited("policy: line %u: %pV\n", line, &vaf);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static int parse_comm(const char *val, struct policy_rule *r,
+		      unsigned int line)
+{
+	size_t len = strlen(val), i;
+
+	if (!len || len >= TASK_COMM_LEN)
+		return policy_reject(line, "comm '%s': want 1..%d bytes", val,
+				     TASK_COMM_LEN - 1);
+	for (i = 0; i < len; i++)
+		if ((unsigned char)val[i] <= ' ' || val[i] == 0x7f)
+			return policy_reject(line, "comm: control character");
+	memset(r->comm, 0, sizeof(r->comm));
+	memcpy(r->comm, val, len);
+	r->kind = RULE_COMM;
+	return 0;
+}
+
+bool policy_pid_exited(struct pid *pid)
+{
+	bool exited;
+
+	rcu_read_lock();
+	exited = !pid_task(pid, PIDTYPE_TGID);
+	rcu_read_unlock();
+	return exited;
+}
+
+/*
+ * An exited pid= rule of the current set @cur that shows as @nr to the
+ * writer, or NULL.  Writing back what a read gave keeps such a rule bound
+ * to its exited process (it matches nothing): never to a process that got
+ * the number since, never ESRCH.
+ */
+static struct pid *exited_rule_pid(const struct policy_set *cur, int nr)
+{
+	unsigned int i;
+
+	for (i = 0; cur && i < cur->nr; i++) {
+		const struct policy_rule *r = &cur->rule[i];
+
+		if (r->kind == RULE_PID && pid_vnr(r->pid) == nr &&
+		    policy_pid_exited(r->pid))
+			return r->pid;
+	}
+	return NULL;
+}
+
+static int parse_pid(const char *val, struct policy_rule *r,
+		     unsigned int line, const struct policy_set *cur)
+{
+	struct task_struct *leader;
+	struct pid *pid;
+	int nr;
+
+	if (!*val || strspn(val, "0123456789") != strlen(val) ||
+	    kstrtoint(val, 10, &nr) || nr <= 0)
+		return policy_reject(line, "pid '%s': want a process id", val);
+	pid = exited_rule_pid(cur, nr);
+	if (pid) {
+		r->pid = get_pid(pid);
+		r->kind = RULE_PID;
+		return 0;
+	}
+	pid = find_get_pid(nr);
+	if (!pid) {
+		pr_info_ratelimited("policy: line %u: no process %d\n", line, nr);
+		return -ESRCH;
+	}
+	rcu_read_lock();
+	leader = pid_task(pid, PIDTYPE_TGID);
+	rcu_read_unlock();
+	if (!leader) {
+		pr_info_ratelimited("policy: line %u: %d is not a process (thread group) id\n",
+				    line, nr);
+		put_pid(pid);
+		return -ESRCH;
+	}
+	r->pid = pid;
+	r->kind = RULE_PID;
+	return 0;
+}
+
+/*
+ * A removed cgroup= rule of the current set @cur written as @path, or
+ * NULL: writing back what a read gave (and add/del, which rewrite the
+ * set) keeps such a rule, waiting for its path to come back.
+ */
+static const struct policy_rule *removed_rule(const struct policy_set *cur,
+					      const char *path)
+{
+	unsigned int i;
+
+	for (i = 0; cur && i < cur->nr; i++) {
+		const struct policy_rule *r = &cur->rule[i];
+
+		if (r->kind == RULE_CGROUP && r->removed &&
+		    !strcmp(r->path, path))
+			return r;
+	}
+	return NULL;
+}
+
+/* The path of @cgrp from the real root, which the poll resolves from. */
+static char *cgroup_abs_path(struct cgroup *cgrp)
+{
+	char *buf = kmalloc(PATH_MAX, GFP_KERNEL), *abs;
+	int len;
+
+	if (!buf)
+		return NULL;
+	len = cgroup_path(cgrp, buf, PATH_MAX);
+	abs = len > 0 && len < PATH_MAX ? kstrdup(buf, GFP_KERNEL) : NULL;
+	kfree(buf);
+	return abs;
+}
+
+static int parse_cgroup(const char *val, struct policy_rule *r,
+			unsigned int line, const struct policy_set *cur)
+{
+	const struct policy_rule *gone;
+	struct cgroup *cgrp;
+
+	if (val[0] != '/' || strlen(val) >= POLICY_PATH_MAX)
+		return policy_reject(line,
+				     "cgroup '%s': want a cgroup v2 path starting with '/'",
+				     val);
+	r->path = kstrdup(val, GFP_KERNEL);
+	if (!r->path)
+		return -ENOMEM;
+	cgrp = cgroup_get_from_path(val);
+	gone = IS_ERR(cgrp) ? removed_rule(cur, val) : NULL;
+	if (IS_ERR(cgrp) && !gone) {
+		pr_info_ratelimited("policy: line %u: cgroup %s: %ld\n", line,
+				    val, PTR_ERR(cgrp));
+		return PTR_ERR(cgrp);
+	}
+	if (gone) {
+		cgrp = READ_ONCE(gone->cgrp);
+		cgroup_get(cgrp);
+		r->abs = kstrdup(gone->abs, GFP_KERNEL);
+		r->removed = true;
+	} else {
+		r->abs = cgroup_abs_path(cgrp);
+	}
+	r->cgrp = cgrp;
+	r->kind = RULE_CGROUP;	/* policy_rule_free() puts it from here on */
+	return r->abs ? 0 : -ENOMEM;
+}
+
+/* One rule: "KEY=VALUE order=N" in any order, blanks between. */
+int policy_parse_rule(char *text, struct policy_rule *r, unsigned int line,
+		      const struct policy_set *cur)
+{
+	bool have_order = false;
+	char *tok, *val;
+	int ret;
+
+	while ((tok = strsep(&text, " \t")) != NULL) {
+		if (!*tok)
+			continue;
+		val = strchr(tok, '=');
+		if (!val)
+			return policy_reject(line, "'%s' is not KEY=VALUE", tok);
+		*val++ = '\0';
+		if (!strcmp(tok, "order")) {
+			if (have_order)
+				return policy_reject(line, "order given twice");
+			r->is_auto = !strcmp(val, "auto");
+			if (!r->is_auto && mmtune_parse_order(val, &r->order))
+				return policy_reject(line,
+						     "order '%s': want 0..%u, 'default' or 'auto'",
+						     val, mmtune_max_order());
+			have_order = true;
+			continue;
+		}
+		if (strcmp(tok, "comm") && strcmp(tok, "pid") &&
+		    strcmp(tok, "cgroup"))
+			return policy_reject(line, "unknown key '%s'", tok);
+		if (r->kind != RULE_NONE)
+			return policy_reject(line, "more than one of comm=, pid=, cgroup=");
+		if (!strcmp(tok, "comm"))
+			ret = parse_comm(val, r, line);
+		else if (!strcmp(tok, "pid"))
+			ret = parse_pid(val, r, line, cur);
+		else
+			ret = parse_cgroup(val, r, line, cur);
+		if (ret)
+			return ret;
+	}
+	if (r->kind == RULE_NONE)
+		return policy_reject(line, "no comm=, pid= or cgroup=");
+	if (!have_order)
+		return policy_reject(line, "no order=");
+	return 0;
+}
+
+/* @r, the set's last rule, in its counts of auto rules and its largest order */
+void policy_set_account(struct policy_set *set, const struct policy_rule *r)
+{
+	if (r->is_auto)
+		set->nr_auto++;
+	set->max_order = max(set->max_order, r->is_auto ?
+			     mmtune_max_order() : r->order);
+}
+
+/*
+ * Parse a whole write into @set (room for POLICY_MAX_RULES) against the
+ * current set @cur (for exited pid= rules).  *clear is set for "clear".
+ * On error the caller frees the set.
+ */
+int policy_parse_set(char *buf, struct policy_set *set,
+		     const struct policy_set *cur, bool *clear)
+{
+	struct policy_rule *r;
+	unsigned int line = 0;
+	char *text, *hash;
+	int ret;
+
+	*clear = false;
+	while ((text = strsep(&buf, "\n")) != NULL) {
+		line++;
+		hash = strchr(text, '#');
+		if (hash)
+			*hash = '\0';
+		text = strim(text);
+		if (!*text)
+			continue;
+		if (!strcmp(text, "clear")) {
+			*clear = true;
+			continue;
+		}
+		if (set->nr == POLICY_MAX_RULES)
+			return policy_reject(line, "more than %d rules", POLICY_MAX_RULES);
+		r = &set->rule[set->nr++];
+		ret = policy_parse_rule(text, r, line, cur);
+		if (ret)
+			return ret;
+		policy_set_account(set, r);
+	}
+	if (*clear && set->nr)
+		return policy_reject(line, "'clear' must be alone");
+	if (!*clear && !set->nr)
+		return policy_reject(line, "no rule (write 'clear' to drop every rule)");
+	return 0;
+}
+
+/* The rule as it is written, without a newline. */
+void policy_show_rule_text(struct seq_file *m, const struct policy_rule *r)
+{
+	switch (r->kind) {
+	case RULE_COMM:
+		seq_printf(m, "comm=%.*s", TASK_COMM_LEN, (const char *)r->comm);
+		break;
+	case RULE_PID:
+		seq_printf(m, "pid=%d", pid_vnr(r->pid));
+		break;
+	case RULE_CGROUP:
+		seq_printf(m, "cgroup=%s", r->path);
+		break;
+	default:
+		break;
+	}
+	if (r->is_auto)
+		seq_puts(m, " order=auto");
+	else
+		seq_printf(m, " order=%u", r->order);
+}
+
+void policy_show_rule(struct seq_file *m, const struct policy_rule *r)
+{
+	policy_show_rule_text(m, r);
+	seq_printf(m, " #%s", r->kind == RULE_PID && policy_pid_exited(r->pid) ?
+		   " exited" : r->kind == RULE_CGROUP && r->removed ?
+		   " removed" : "");
+}
+
+/* @dst as a copy of @src, with references of its own */
+int policy_rule_dup(struct policy_rule *dst, const struct policy_rule *src)
+{
+	*dst = *src;
+	dst->path = NULL;
+	dst->abs = NULL;
+	switch (src->kind) {
+	case RULE_PID:
+		get_pid(src->pid);
+		break;
+	case RULE_CGROUP:
+		cgroup_get(src->cgrp);
+		dst->path = kstrdup(src->path, GFP_KERNEL);
+		dst->abs = kstrdup(src->abs, GFP_KERNEL);
+		if (!dst->path || !dst->abs)
+			return -ENOMEM;	/* policy_rule_free() takes it back */
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+/* @r's match as a read renders it (its text up to " order="), or "". */
+void policy_rule_match(const struct policy_rule *r, char *buf, size_t len)
+{
+	struct seq_file m = { .buf = buf, .size = len };
+	char *order;
+
+	policy_show_rule_text(&m, r);
+	if (seq_has_overflowed(&m) || m.count >= len) {
+		buf[0] = '\0';
+		return;
+	}
+	buf[m.count] = '\0';
+	order = strstr(buf, " order=");
+	if (order)
+		*order = '\0';
+}
+
+bool policy_rule_is(const struct policy_rule *r, const char *match)
+{
+	char buf[POLICY_PATH_MAX + 32];
+
+	policy_rule_match(r, buf, sizeof(buf));
+	return buf[0] && !strcmp(buf, match);
+}
