@@ -899,7 +899,7 @@ if [ -n "$FUZZCC" ] && [ "$FUZZ_SECONDS" != 0 ]; then
 	done
 	[ -z "$FUZZLIB" ] && FUZZLIB=$(echo "$W"/fuzzlib/*.o)
 fi
-for t in info stats latency misc; do
+for t in info stats latency misc policy; do
 	if [ "$FUZZ_SECONDS" = 0 ]; then
 		skip "fuzz $t: MMT_FUZZ_SECONDS=0"
 		continue

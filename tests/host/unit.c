@@ -3,9 +3,10 @@
  * Host unit checks of libmmtune, and a driver for the parser fixtures.
  *
  *   unit selftest               prints "ok - NAME" / "not ok - NAME: why"
- *   unit parse info|stats|latency FILE [MAX]
+ *   unit parse info|stats|latency|policy FILE [MAX]
  *                               prints "n=N" then one "key=value" per pair
- *                               (latency: key=value, then "[low,high) fa nofa"), or "EINVAL"
+ *                               (latency: key=value, then "[low,high) fa nofa";
+ *                               policy: the header, then a line per rule), or "EINVAL"
  *   unit json STRING            prints STRING as a JSON literal (both APIs)
  *   unit jsonw STRING [pretty]  a nested document of lib/jsonw.h holding
  *                               STRING as a name and as values
@@ -63,6 +64,54 @@ static char *slurp(const char *path, size_t *len)
 	return buf;
 }
 
+/* A counter as the parser holds it: the number, or "-" when not shown. */
+static const char *ctr(char *buf, size_t len, int seen, unsigned long long v)
+{
+	if (!seen)
+		return "-";
+	snprintf(buf, len, "%llu", v);
+	return buf;
+}
+
+/* A rule's fields, and the order it gives now (mmt_prule_order). */
+static void print_prule(const struct mmt_prule *r)
+{
+	char b[2 + MMT_PA_NR][32];
+	const char *t[2 + MMT_PA_NR];
+	int i;
+
+	t[0] = ctr(b[0], sizeof(b[0]), r->has_hits, r->hits);
+	t[1] = ctr(b[1], sizeof(b[1]), r->has_pages, r->pages);
+	for (i = 0; i < MMT_PA_NR; i++)
+		t[2 + i] = ctr(b[2 + i], sizeof(b[2 + i]), r->au_seen & 1 << i, r->au[i]);
+	printf("%s order=%s hits=%s pages=%s%s", r->match[0] ? r->match : "(no rule)", r->order,
+	       t[0], t[1], r->exited ? " exited" : "");
+	if (r->au_seen || r->useful >= 0)
+		printf(" auto_order=%s raised=%s lowered=%s learned=%s useful=%d",
+		       t[2 + MMT_PA_ORDER], t[2 + MMT_PA_RAISED], t[2 + MMT_PA_LOWERED],
+		       t[2 + MMT_PA_LEARNED], r->useful);
+	printf(" -> %d\n", mmt_prule_order(r));
+}
+
+/* "rules=N/MAX kernel=K default=D", the default's counters, then the rules. */
+static void parse_policy(const char *text, size_t len)
+{
+	struct mmt_policy *p = malloc(sizeof(*p));
+	int i;
+
+	if (!p || mmt_parse_policy(text, len, p)) {
+		printf("EINVAL\n");
+		free(p);
+		return;
+	}
+	printf("rules=%d/%d kernel=%d default=%d\n", p->nr, p->max_rules, p->kernel_order,
+	       p->default_order);
+	print_prule(&p->def);
+	for (i = 0; i < p->nr; i++)
+		print_prule(&p->r[i]);
+	free(p);
+}
+
 static int do_parse(const char *kind, const char *path, int max)
 {
 	size_t len = 0;
@@ -73,7 +122,9 @@ static int do_parse(const char *kind, const char *path, int max)
 		perror(path);
 		return 1;
 	}
-	if (!strcmp(kind, "latency")) {
+	if (!strcmp(kind, "policy")) {
+		parse_policy(text, len);
+	} else if (!strcmp(kind, "latency")) {
 		struct mmt_latency *lat = malloc(sizeof(*lat));
 
 		n = mmt_parse_latency(text, len, lat);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * mmtunectl's private header: the verb table, the helpers every verb
- * uses, the output emitter (out.c) and what the verb groups share
+ * uses (util.c), the output emitter (out.c) and what the verb groups share
  * (policy rules: policy.c; a command run under a cgroup= rule: run.c).
  *
  * Exit codes: 0 done; 1 could not (module not loaded, not root, debugfs
@@ -59,7 +59,7 @@ extern const char plain_optstring[];
 extern const struct option status_opts[], stats_opts[], pfn_valid_opts[], policy_opts[];
 extern const struct option tune_opts[], save_opts[], run_opts[], plain_opts[];
 
-/* main.c: errors */
+/* util.c: errors and reads every verb shares (main.c only dispatches) */
 int usage_err(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int bad_opt(const char *verb, int c, char **argv);
 int lib_fail(int err);
@@ -110,35 +110,13 @@ void out_item(struct out *o, const char *s);
 int bench_arg_ok(const char *v);
 int word_ok(const char *v);
 
-/* policy.c: the module's policy file (module/policy.c) and rules */
-#define PRULES_MAX	64
-#define MATCH_LEN	300
+/* policy.c: the module's policy file (module/policy.c; lib: its parser) and rules */
 #define LOAD_MAX	65536	/* policy load: larger files are refused, not cut */
 
-/* An order=auto rule's line also has auto_order= raised= lowered= learned= */
-enum { PA_ORDER, PA_RAISED, PA_LOWERED, PA_LEARNED, PA_NR };
-
-struct prule {
-	char match[MATCH_LEN];	/* comm=NAME, pid=TGID or cgroup=PATH */
-	char order[16];		/* as written: N, default or auto */
-	unsigned long long hits, pages;
-	int has_hits, has_pages, exited;
-	unsigned long long au[PA_NR];	/* order=auto: the PA_* fields */
-	int au_seen;		/* bit PA_*: that field was shown */
-	int useful;		/* useful=: per mille, -1 for '-' or not shown */
-};
-
-struct pstate {
-	int nr, max_rules, kernel_order, default_order;
-	struct prule def;	/* faults no rule matched: hits, pages */
-	struct prule r[PRULES_MAX];
-};
-
-int read_policy(struct pstate *ps);
+int read_policy(struct mmt_policy *ps);
 int policy_absent(void);
 int check_match(const char *verb, const char *m, char *out, size_t len);
-int write_rules(const struct prule *r, int n);
-int rule_is_auto(const struct prule *r);
+int write_rules(const struct mmt_prule *r, int n);
 
 /* run.c: COMMAND in a cgroup of its own under a cgroup= rule (tune, run) */
 struct tune_ctx {

@@ -11,6 +11,13 @@
 
 #include "ctl.h"
 
+/* get's and set's options (main.c's table has them for --help) */
+const char plain_optstring[] = "+:h";
+const struct option plain_opts[] = {
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
 static int is_knob(const char *k, const char *name)
 {
 	return !strcmp(k, name);

@@ -4,7 +4,6 @@
  * (<debugfs>/mmtune/policy), and the rule helpers tune, run and save use.
  */
 #define _GNU_SOURCE
-#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -21,133 +20,6 @@ const struct option policy_opts[] = {
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
-
-/*
- * The module's policy file (module/policy.c): "# rules N/MAX",
- * "# kernel order=K", "# default order=D[ hits=H pages=P]", then a line
- * per rule: "MATCH order=N #[ exited] hits=H pages=P" ("pages=-" while
- * the module does not count pages: stats off).  An order=auto rule's line
- * goes on with "auto_order=K raised=R lowered=L learned=N useful=U" (U
- * "-" or like "87.5%").  Everything after '#' is ignored when the text is
- * written back.
- */
-
-static const char *const auto_keys[PA_NR] = {
-	[PA_ORDER] = "auto_order=", [PA_RAISED] = "raised=",
-	[PA_LOWERED] = "lowered=", [PA_LEARNED] = "learned=",
-};
-
-int rule_is_auto(const struct prule *r)
-{
-	return !strcmp(r->order, "auto");
-}
-
-/* "87.5%" (the module's per mille, one decimal) into *pm: 0, else -1. */
-static int parse_pct(const char *s, int *pm)
-{
-	size_t n = strspn(s, "0123456789");
-	long v;
-
-	if (!n || n > 3 || s[n] != '.' || !isdigit((unsigned char)s[n + 1]) || strcmp(s + n + 2, "%"))
-		return -1;
-	v = strtol(s, NULL, 10) * 10 + (s[n + 1] - '0');
-	if (v > 1000)
-		return -1;
-	*pm = (int)v;
-	return 0;
-}
-
-/* An order=auto field into r; other words (prefaulted=, ...) are skipped. */
-static void parse_auto_ctr(const char *tok, struct prule *r)
-{
-	size_t l;
-	int i;
-
-	if (!strncmp(tok, "useful=", 7) && parse_pct(tok + 7, &r->useful))
-		r->useful = -1;
-	for (i = 0; i < PA_NR; i++) {
-		l = strlen(auto_keys[i]);
-		if (!strncmp(tok, auto_keys[i], l) && !mmt_parse_u64(tok + l, &r->au[i]))
-			r->au_seen |= 1 << i;
-	}
-}
-
-/* "hits=H pages=P" (either may be missing or "-") and auto's fields into r. */
-static void parse_ctrs(char *s, struct prule *r)
-{
-	char *tok, *save = NULL;
-
-	for (tok = strtok_r(s, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
-		if (!strncmp(tok, "hits=", 5) && !mmt_parse_u64(tok + 5, &r->hits))
-			r->has_hits = 1;
-		else if (!strncmp(tok, "pages=", 6) && !mmt_parse_u64(tok + 6, &r->pages))
-			r->has_pages = 1;
-		else if (!strcmp(tok, "exited"))
-			r->exited = 1;
-		else
-			parse_auto_ctr(tok, r);
-	}
-}
-
-/* 0, or -1 if the text is not the module's policy file. */
-static int parse_policy(char *text, struct pstate *ps)
-{
-	char *line, *save = NULL;
-	int seen_rules = 0;
-
-	memset(ps, 0, sizeof(*ps));
-	ps->kernel_order = ps->default_order = -1;
-	ps->def.useful = -1;
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *hash, *tok, *s2 = NULL;
-		struct prule *r;
-		long v;
-
-		if (sscanf(line, "# rules %d/%d", &ps->nr, &ps->max_rules) == 2) {
-			seen_rules = 1;
-			ps->nr = 0;
-			continue;
-		}
-		if (!strncmp(line, "# kernel order=", 15)) {
-			if (!mmt_parse_long(line + 15, 0, 63, &v))
-				ps->kernel_order = (int)v;
-			continue;
-		}
-		if (!strncmp(line, "# default order=", 16)) {
-			char *sp = strchr(line + 16, ' ');
-
-			if (sp)
-				*sp++ = '\0';
-			if (!mmt_parse_long(line + 16, 0, 63, &v))
-				ps->default_order = (int)v;
-			if (sp)
-				parse_ctrs(sp, &ps->def);
-			continue;
-		}
-		if (line[0] == '#' || !*line)
-			continue;
-		if (ps->nr >= PRULES_MAX)
-			return -1;
-		r = &ps->r[ps->nr];
-		memset(r, 0, sizeof(*r));
-		r->useful = -1;
-		hash = strchr(line, '#');
-		if (hash)
-			*hash++ = '\0';
-		for (tok = strtok_r(line, " \t", &s2); tok; tok = strtok_r(NULL, " \t", &s2)) {
-			if (!strncmp(tok, "order=", 6))
-				snprintf(r->order, sizeof(r->order), "%s", tok + 6);
-			else
-				snprintf(r->match, sizeof(r->match), "%s", tok);
-		}
-		if (!r->match[0] || !r->order[0])
-			return -1;
-		if (hash)
-			parse_ctrs(hash, r);
-		ps->nr++;
-	}
-	return seen_rules ? 0 : -1;
-}
 
 /* sysfs REL (under the module's directory) as a number, or -1 (none). */
 static int sysfs_int(const char *rel)
@@ -196,9 +68,9 @@ int policy_absent(void)
  * -(exit code) after saying why.  A set with rules missing must never be
  * written back as the whole set.
  */
-static int read_policy_once(struct pstate *ps, char *buf)
+static int read_policy_once(struct mmt_policy *ps, char *buf)
 {
-	int before = rules_count(), after;
+	int before = rules_count(), after, err;
 	long r = mmt_knob_read_n("policy", buf, BUFSZ);
 
 	if (r < 0) {
@@ -211,7 +83,10 @@ static int read_policy_once(struct pstate *ps, char *buf)
 	after = rules_count();
 	if (before != after)
 		return 1;
-	if (parse_policy(buf, ps)) {
+	err = mmt_parse_policy(buf, (size_t)r, ps);
+	if (err == MMT_EIO)
+		return -lib_fail(err);
+	if (err) {
 		if (rules_count() != after)
 			return 1;
 		fprintf(stderr, PROG ": unexpected content in the module's policy file\n");
@@ -221,7 +96,7 @@ static int read_policy_once(struct pstate *ps, char *buf)
 }
 
 /* Read and parse the policy file; -(exit code) after saying why. */
-int read_policy(struct pstate *ps)
+int read_policy(struct mmt_policy *ps)
 {
 	char *buf = malloc(BUFSZ);
 	int tries, rc = 1;
@@ -275,7 +150,7 @@ int check_match(const char *verb, const char *m, char *out, size_t len)
 	}
 	if (!strncmp(m, "cgroup=", 7)) {
 		const char *root = mmt_cgroup2_root(), *path = v;
-		char dir[PATH_MAX + MATCH_LEN];
+		char dir[PATH_MAX + MMT_MATCH_LEN];
 		size_t rl = root ? strlen(root) : 0;
 
 		if (root && rl > 1 && !strncmp(v, root, rl) && (v[rl] == '/' || !v[rl]))
@@ -302,7 +177,7 @@ int check_match(const char *verb, const char *m, char *out, size_t len)
  * the rule before it.
  * Returns the number of rules, or -(exit code).
  */
-static int rules_from_args(const char *verb, int argc, char **argv, struct prule *out, int max)
+static int rules_from_args(const char *verb, int argc, char **argv, struct mmt_prule *out, int max)
 {
 	static int maxo = -1;	/* policy load asks once a line: info once */
 	int n = 0, i, rc = 0;
@@ -348,7 +223,7 @@ static int rules_from_args(const char *verb, int argc, char **argv, struct prule
 }
 
 /* Rules as the module reads them, one per line. */
-static char *rules_text(const struct prule *r, int n)
+static char *rules_text(const struct mmt_prule *r, int n)
 {
 	size_t len = 16, off = 0;
 	char *t;
@@ -396,7 +271,7 @@ static int write_one(const char *t)
 }
 
 /* Replace the module's rules with r[0..n) ("clear" when n == 0). */
-int write_rules(const struct prule *r, int n)
+int write_rules(const struct mmt_prule *r, int n)
 {
 	char *t = rules_text(r, n);
 	int rc;
@@ -409,7 +284,7 @@ int write_rules(const struct prule *r, int n)
 }
 
 /* The current rules minus exited pid rules (they cannot be written back). */
-static int live_rules(const struct pstate *ps, struct prule *out)
+static int live_rules(const struct mmt_policy *ps, struct mmt_prule *out)
 {
 	int i, n = 0;
 
@@ -431,7 +306,7 @@ static int live_rules(const struct pstate *ps, struct prule *out)
  * (a prefix of it would pass for the whole), a bad rule, a line with more
  * or less than one rule.  Returns the number of rules or -(exit code).
  */
-static int load_rules(const char *path, struct prule *out)
+static int load_rules(const char *path, struct mmt_prule *out)
 {
 	FILE *f = strcmp(path, "-") ? fopen(path, "re") : stdin;
 	char *text = malloc(LOAD_MAX + 1), *line, *save = NULL;
@@ -468,11 +343,12 @@ static int load_rules(const char *path, struct prule *out)
 			clear = 1;
 			continue;
 		}
-		if (n == PRULES_MAX) {
-			rc = -usage_err("policy", "load: %.200s: more than %d rules", path, PRULES_MAX);
+		if (n == MMT_PRULES_MAX) {
+			rc = -usage_err("policy", "load: %.200s: more than %d rules", path,
+					MMT_PRULES_MAX);
 			break;
 		}
-		m = rules_from_args("policy", 1, &w, out + n, PRULES_MAX - n);
+		m = rules_from_args("policy", 1, &w, out + n, MMT_PRULES_MAX - n);
 		if (m != 1) {
 			fprintf(stderr, PROG ": policy load: %.200s line %d: want one rule, MATCH order=N\n",
 				path, lineno);
@@ -497,7 +373,7 @@ static const char *ctr_text(char *buf, size_t len, int has, unsigned long long v
 	return buf;
 }
 
-static void show_ctrs(struct out *o, const struct prule *r)
+static void show_ctrs(struct out *o, const struct mmt_prule *r)
 {
 	out_uint(o, "hits", NULL, r->hits, r->has_hits);
 	out_uint(o, "pages", NULL, r->pages, r->has_pages);
@@ -516,36 +392,36 @@ static const char *pct_text(char *buf, size_t len, int pm, const char *unit)
  * An auto rule's fields after its counters (nothing for other rules):
  * the order in force, its changes, the last judgement and what it saw.
  */
-static void auto_text(char *buf, size_t len, const struct prule *r)
+static void auto_text(char *buf, size_t len, const struct mmt_prule *r)
 {
-	char v[PA_NR][32], u[16];
-	const char *t[PA_NR];
+	char v[MMT_PA_NR][32], u[16];
+	const char *t[MMT_PA_NR];
 	int i;
 
 	buf[0] = '\0';
-	if (!rule_is_auto(r))
+	if (!mmt_prule_is_auto(r))
 		return;
-	for (i = 0; i < PA_NR; i++)
+	for (i = 0; i < MMT_PA_NR; i++)
 		t[i] = ctr_text(v[i], sizeof(v[i]), r->au_seen & 1 << i, r->au[i]);
 	snprintf(buf, len, " auto_order=%s raised=%s lowered=%s useful=%s learned=%s",
-		 t[PA_ORDER], t[PA_RAISED], t[PA_LOWERED],
-		 pct_text(u, sizeof(u), r->useful, "%"), t[PA_LEARNED]);
+		 t[MMT_PA_ORDER], t[MMT_PA_RAISED], t[MMT_PA_LOWERED],
+		 pct_text(u, sizeof(u), r->useful, "%"), t[MMT_PA_LEARNED]);
 }
 
 /* JSON: "auto": {order, raised, lowered, learned, useful_pct}; null: not shown. */
-static void show_auto(struct out *o, const struct prule *r)
+static void show_auto(struct out *o, const struct mmt_prule *r)
 {
-	static const char *const key[PA_NR] = {
-		[PA_ORDER] = "order", [PA_RAISED] = "raised",
-		[PA_LOWERED] = "lowered", [PA_LEARNED] = "learned",
+	static const char *const key[MMT_PA_NR] = {
+		[MMT_PA_ORDER] = "order", [MMT_PA_RAISED] = "raised",
+		[MMT_PA_LOWERED] = "lowered", [MMT_PA_LEARNED] = "learned",
 	};
 	char pct[16];
 	int i;
 
-	if (!out_json(o) || !rule_is_auto(r))
+	if (!out_json(o) || !mmt_prule_is_auto(r))
 		return;
 	out_obj(o, "auto");
-	for (i = 0; i < PA_NR; i++)
+	for (i = 0; i < MMT_PA_NR; i++)
 		out_uint(o, key[i], NULL, r->au[i], r->au_seen & 1 << i);
 	jsonw_name(&o->jw, "useful_pct");
 	if (r->useful < 0)
@@ -556,7 +432,7 @@ static void show_auto(struct out *o, const struct prule *r)
 }
 
 /* A rule: "MATCH order=N # hits pages[ auto...][ exited]", or a JSON object. */
-static void show_rule(struct out *o, const struct prule *r, int w)
+static void show_rule(struct out *o, const struct mmt_prule *r, int w)
 {
 	const char *eq = strchr(r->match, '=');
 	char kind[16], o_eq[32], h[32], p[32], au[160];
@@ -585,7 +461,7 @@ static void show_rule(struct out *o, const struct prule *r, int w)
  * Policy text: comments and "MATCH order=N # counters" lines, so that
  * what show prints, policy load takes back unchanged; or one JSON object.
  */
-static void policy_show(const struct pstate *ps, int json)
+static void policy_show(const struct mmt_policy *ps, int json)
 {
 	char h[32], p[32];
 	struct out o;
@@ -623,7 +499,7 @@ static void policy_show(const struct pstate *ps, int json)
  * there is no such parameter (debugfs alone: a whole set instead), or an
  * exit code after saying why (the rules before @nr[i] are in).
  */
-static int add_in_kernel(const struct prule *nr, int n)
+static int add_in_kernel(const struct mmt_prule *nr, int n)
 {
 	char t[512];
 	int i, rc;
@@ -645,9 +521,9 @@ static int add_in_kernel(const struct prule *nr, int n)
 }
 
 /* policy add: the new rules after those there (first match wins). */
-static int policy_add(const struct pstate *ps, struct prule *nr, int n)
+static int policy_add(const struct mmt_policy *ps, struct mmt_prule *nr, int n)
 {
-	struct prule *all = nr + PRULES_MAX;
+	struct mmt_prule *all = nr + MMT_PRULES_MAX;
 	int m = live_rules(ps, all), i, rc;
 
 	if (m + n > ps->max_rules)
@@ -690,7 +566,7 @@ static int drop_in_kernel(int argc, char **argv)
 }
 
 /* policy del MATCH...: every MATCH must name a rule there. */
-static int policy_del(const struct pstate *ps, struct prule *keep, int argc, char **argv)
+static int policy_del(const struct mmt_policy *ps, struct mmt_prule *keep, int argc, char **argv)
 {
 	int m = 0, i, j, found;
 
@@ -730,12 +606,12 @@ static int policy_args(const char *sub, int nargs, int json)
  * the user's rules hold one and the measurement is off (the write stands,
  * the rule keeps the default order until it is turned on).
  */
-static void auto_note(const struct prule *r, int n)
+static void auto_note(const struct mmt_prule *r, int n)
 {
 	char v[32];
 	int i;
 
-	for (i = 0; i < n && !rule_is_auto(&r[i]); i++)
+	for (i = 0; i < n && !mmt_prule_is_auto(&r[i]); i++)
 		;
 	if (i == n)
 		return;
@@ -746,7 +622,7 @@ static void auto_note(const struct prule *r, int n)
 }
 
 /* set, add, load: the user's rules nr[0..n) written (add: after those there). */
-static int policy_write(const char *sub, struct pstate *ps, struct prule *nr, int n)
+static int policy_write(const char *sub, struct mmt_policy *ps, struct mmt_prule *nr, int n)
 {
 	int rc;
 
@@ -762,7 +638,7 @@ static int policy_write(const char *sub, struct pstate *ps, struct prule *nr, in
 }
 
 /* What the subcommand does once the rules are read (ps) and checked (nr). */
-static int policy_apply(const char *sub, struct pstate *ps, struct prule *nr, int n,
+static int policy_apply(const char *sub, struct mmt_policy *ps, struct mmt_prule *nr, int n,
 			int json, int nargs, char **args)
 {
 	if (!strcmp(sub, "show")) {
@@ -772,7 +648,7 @@ static int policy_apply(const char *sub, struct pstate *ps, struct prule *nr, in
 	if (!strcmp(sub, "clear"))
 		return write_rules(NULL, 0);
 	if (!strcmp(sub, "del"))
-		return policy_del(ps, nr + PRULES_MAX, nargs - 1, args + 1);
+		return policy_del(ps, nr + MMT_PRULES_MAX, nargs - 1, args + 1);
 	return policy_write(sub, ps, nr, n);
 }
 
@@ -782,7 +658,7 @@ static int policy_apply(const char *sub, struct pstate *ps, struct prule *nr, in
  * limit for the check.  0, an exit code after saying why, or -1 where the
  * whole set must be read and written instead.
  */
-static int policy_add_verb(struct prule *nr, int n)
+static int policy_add_verb(struct mmt_prule *nr, int n)
 {
 	int have = rules_count(), max = sysfs_int("info/policy_max_rules"), rc;
 
@@ -798,8 +674,8 @@ static int policy_add_verb(struct prule *nr, int n)
 
 int do_policy(int argc, char **argv)
 {
-	struct pstate *ps = NULL;
-	struct prule *nr = NULL;
+	struct mmt_policy *ps = NULL;
+	struct mmt_prule *nr = NULL;
 	const char *sub;
 	int json = 0, c, n = 0, rc, nargs;
 
@@ -814,7 +690,7 @@ int do_policy(int argc, char **argv)
 	if (rc)
 		return rc;
 	ps = malloc(sizeof(*ps));
-	nr = calloc(2 * PRULES_MAX, sizeof(*nr));
+	nr = calloc(2 * MMT_PRULES_MAX, sizeof(*nr));
 	if (!ps || !nr) {
 		rc = lib_fail(MMT_EIO);
 		goto out;
@@ -823,7 +699,7 @@ int do_policy(int argc, char **argv)
 	if (!strcmp(sub, "load"))
 		n = load_rules(argv[optind + 1], nr);
 	else if (!strcmp(sub, "set") || !strcmp(sub, "add"))
-		n = rules_from_args("policy", nargs - 1, argv + optind + 1, nr, PRULES_MAX);
+		n = rules_from_args("policy", nargs - 1, argv + optind + 1, nr, MMT_PRULES_MAX);
 	if (n < 0) {
 		rc = -n;
 		goto out;

@@ -158,9 +158,9 @@ int tune_cleanup(struct tune_ctx *t)
 }
 
 /* The counters of rule match, read before the rule goes: 0 if found. */
-static int rule_ctrs(const char *match, struct prule *out)
+static int rule_ctrs(const char *match, struct mmt_prule *out)
 {
-	struct pstate *ps = malloc(sizeof(*ps));
+	struct mmt_policy *ps = malloc(sizeof(*ps));
 	int i, rc = -1;
 
 	if (ps && !read_policy(ps))
@@ -175,7 +175,7 @@ static int rule_ctrs(const char *match, struct prule *out)
 
 static void run_stats(const struct tune_ctx *t, int order, const struct rusage *ru, double wall)
 {
-	struct prule r;
+	struct mmt_prule r;
 	char h[32] = "-", p[32] = "-";
 
 	if (!rule_ctrs(t->cg.match, &r)) {
@@ -279,7 +279,7 @@ int do_run(int argc, char **argv)
 {
 	struct tune_ctx t = { .errfd = -1, .devnull = -1 };
 	struct sigaction old[3];
-	struct pstate *ps = NULL;
+	struct mmt_policy *ps = NULL;
 	struct rusage ru;
 	int c, maxo, order = -1, stats = 0, rc, crc, status = 0;
 	const char *order_arg = NULL;

@@ -124,7 +124,7 @@ static void save_conf(char *conf, size_t len, int order)
  */
 static int save_policy(char *pol, size_t len)
 {
-	struct pstate *ps = calloc(1, sizeof(*ps));
+	struct mmt_policy *ps = calloc(1, sizeof(*ps));
 	int i, skipped = 0, rc;
 
 	if (!ps)

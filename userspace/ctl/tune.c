@@ -134,18 +134,18 @@ static void command_comm(const char *cmd, char *out, size_t len)
 }
 
 /* An order=auto rule's order in force: what it has learned so far. */
-static int auto_order(const struct prule *r, int maxo, int defo)
+static int auto_order(const struct mmt_prule *r, int maxo, int defo)
 {
-	if (!(r->au_seen & 1 << PA_ORDER) || r->au[PA_ORDER] > (unsigned long long)maxo)
-		return defo;
-	return (int)r->au[PA_ORDER];
+	int o = mmt_prule_order(r);
+
+	return o < 0 || o > maxo ? defo : o;
 }
 
 /*
  * The order COMMAND gets today: that of the first rule that would match
  * it (comm, or a cgroup holding us, hence the child), else the default.
  */
-static int current_order(const struct pstate *ps, const char *comm, int maxo, int defo)
+static int current_order(const struct mmt_policy *ps, const char *comm, int maxo, int defo)
 {
 	char cg[PATH_MAX + 8] = "", line[PATH_MAX + 8];
 	FILE *f = fopen("/proc/self/cgroup", "re");
@@ -159,7 +159,7 @@ static int current_order(const struct pstate *ps, const char *comm, int maxo, in
 	if (f)
 		fclose(f);
 	for (i = 0; i < ps->nr; i++) {
-		const struct prule *r = &ps->r[i];
+		const struct mmt_prule *r = &ps->r[i];
 		int hit = 0;
 
 		if (!strncmp(r->match, "comm=", 5))
@@ -175,7 +175,7 @@ static int current_order(const struct pstate *ps, const char *comm, int maxo, in
 
 			if (!strcmp(r->order, "default"))
 				return defo;
-			if (rule_is_auto(r))
+			if (mmt_prule_is_auto(r))
 				return auto_order(r, maxo, defo);
 			return mmt_parse_long(r->order, 0, maxo, &v) ? ps->default_order : (int)v;
 		}
@@ -322,7 +322,7 @@ struct tune_args {
 	const char *orders_arg, *apply_comm;
 	int apply, json;
 	long repeat;
-	char apply_match[MATCH_LEN];
+	char apply_match[MMT_MATCH_LEN];
 	char comm[16];
 };
 
@@ -330,7 +330,7 @@ struct tune_args {
 struct tune_res {
 	int orders[TUNE_MAX_ORDERS + 1], norders, cur, cur_i, best, best_i;
 	double med[TUNE_MAX_ORDERS + 1][3], spr[TUNE_MAX_ORDERS + 1][3];
-	char rec[256], applied[MATCH_LEN + 16];
+	char rec[256], applied[MMT_MATCH_LEN + 16];
 };
 
 /* The options, and the rule --apply would install; 0 or an exit code. */
@@ -358,7 +358,7 @@ static int tune_parse(int argc, char **argv, struct tune_args *a, struct tune_ct
 	t->cmd = argv + optind;
 	command_comm(t->cmd[0], a->comm, sizeof(a->comm));
 	if (a->apply_comm) {
-		char m[MATCH_LEN];
+		char m[MMT_MATCH_LEN];
 
 		snprintf(m, sizeof(m), "comm=%.200s", a->apply_comm);
 		return check_match("tune", m, a->apply_match, sizeof(a->apply_match));
@@ -375,7 +375,7 @@ static int tune_parse(int argc, char **argv, struct tune_args *a, struct tune_ct
  * The orders to try (--orders or all), with the order the command gets
  * now (the baseline) always among them.  0 or an exit code.
  */
-static int tune_orders(const struct tune_args *a, const struct pstate *ps, int maxo,
+static int tune_orders(const struct tune_args *a, const struct mmt_policy *ps, int maxo,
 		       struct tune_res *x)
 {
 	int i, defo;
@@ -402,7 +402,7 @@ static int tune_orders(const struct tune_args *a, const struct pstate *ps, int m
 }
 
 /* Bounds and the policy, checked before anything is written; 0 or an exit code. */
-static int tune_prepare(const struct tune_args *a, struct pstate *ps, struct tune_res *x)
+static int tune_prepare(const struct tune_args *a, struct mmt_policy *ps, struct tune_res *x)
 {
 	int maxo, rc;
 
@@ -531,9 +531,9 @@ static void tune_summary(struct tune_res *x, long repeat, const struct tune_run 
 }
 
 /* --apply: the recommendation first, before the rules there now; one for the same name replaced. */
-static int tune_apply(const struct tune_args *a, struct pstate *ps, struct tune_res *x)
+static int tune_apply(const struct tune_args *a, struct mmt_policy *ps, struct tune_res *x)
 {
-	struct prule *all;
+	struct mmt_prule *all;
 	int m = 1, i, rc;
 
 	if (!a->apply)
@@ -542,7 +542,7 @@ static int tune_apply(const struct tune_args *a, struct pstate *ps, struct tune_
 		fprintf(stderr, PROG ": --apply: nothing to apply\n");
 		return 0;
 	}
-	all = calloc(PRULES_MAX + 1, sizeof(*all));
+	all = calloc(MMT_PRULES_MAX + 1, sizeof(*all));
 	rc = all ? -read_policy(ps) : lib_fail(MMT_EIO);
 	if (rc) {
 		free(all);
@@ -550,7 +550,7 @@ static int tune_apply(const struct tune_args *a, struct pstate *ps, struct tune_
 	}
 	snprintf(all[0].match, sizeof(all[0].match), "%s", a->apply_match);
 	snprintf(all[0].order, sizeof(all[0].order), "%d", x->best);
-	for (i = 0; i < ps->nr && m < PRULES_MAX; i++)
+	for (i = 0; i < ps->nr && m < MMT_PRULES_MAX; i++)
 		if (strcmp(ps->r[i].match, all[0].match))
 			all[m++] = ps->r[i];
 	rc = write_rules(all, m);
@@ -628,7 +628,7 @@ int do_tune(int argc, char **argv)
 	struct tune_args a = { .repeat = 5 };
 	struct tune_ctx t = { .errfd = -1, .devnull = -1 };
 	struct tune_run *runs = NULL;
-	struct pstate *ps = NULL;
+	struct mmt_policy *ps = NULL;
 	struct tune_res *x = NULL;
 	struct out o;
 	int rc;

@@ -150,4 +150,46 @@ void mmt_json_str(FILE *f, const char *s);
 /* Same into buf; returns the length it needs (like snprintf). */
 size_t mmt_json_escape(char *buf, size_t len, const char *s);
 
+/*
+ * The module's policy text (module/policy.c; docs/policy.md): "# rules
+ * N/MAX", "# kernel order=K", "# default order=D[ hits=H pages=P]", then a
+ * line per rule "MATCH order=X #[ exited] hits=H pages=P" ("pages=-" while
+ * pages are not counted); an order=auto rule's line goes on with
+ * "auto_order=K raised=R lowered=L learned=N useful=U" (U "-" or like
+ * "87.5%").  Unknown words after '#' are skipped; everything after '#' is
+ * ignored when the text is written back to the module.
+ */
+#define MMT_PRULES_MAX	64
+#define MMT_MATCH_LEN	300
+
+/* An order=auto rule's fields, as indexes of mmt_prule.au[] */
+enum { MMT_PA_ORDER, MMT_PA_RAISED, MMT_PA_LOWERED, MMT_PA_LEARNED, MMT_PA_NR };
+
+struct mmt_prule {
+	char match[MMT_MATCH_LEN];	/* comm=NAME, pid=TGID or cgroup=PATH */
+	char order[16];		/* as written: N, default or auto */
+	unsigned long long hits, pages;
+	int has_hits, has_pages, exited;
+	unsigned long long au[MMT_PA_NR];	/* order=auto: the MMT_PA_* fields */
+	int au_seen;		/* bit MMT_PA_*: that field was shown */
+	int useful;		/* useful=: per mille, -1 for '-' or not shown */
+};
+
+struct mmt_policy {
+	int nr, max_rules, kernel_order, default_order;	/* orders: -1 if not shown */
+	struct mmt_prule def;	/* faults no rule matched: hits, pages */
+	struct mmt_prule r[MMT_PRULES_MAX];
+};
+
+/*
+ * Parse the text (up to len bytes or a NUL) into p: MMT_OK, MMT_EINVAL if
+ * it is not the policy text (no "# rules" line, a rule line without MATCH
+ * or order=, more than MMT_PRULES_MAX rules), MMT_EIO without memory.
+ */
+int mmt_parse_policy(const char *text, size_t len, struct mmt_policy *p);
+int mmt_prule_is_auto(const struct mmt_prule *r);
+/* The order r gives now: its N, an auto rule's auto_order=; -1 for none
+ * (default, an auto rule that shows no order yet, an unreadable one). */
+int mmt_prule_order(const struct mmt_prule *r);
+
 #endif

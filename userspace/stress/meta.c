@@ -126,33 +126,21 @@ static void own_cgroup(char *out, size_t len)
 		fclose(f);
 }
 
-/* Does rule text KEY=VALUE (the part before " order=") name this process? */
-static int rule_matches(const char *key, const char *val, const char *comm, const char *cg)
+/* Does rule r (comm=, pid= or cgroup=) name this process? */
+static int rule_matches(const struct mmt_prule *r, const char *comm, const char *cg)
 {
-	size_t n = strlen(val);
+	const char *m = r->match;
+	size_t n;
 
-	if (!strcmp(key, "comm"))
-		return !strcmp(val, comm);
-	if (!strcmp(key, "pid"))
-		return atol(val) == (long)getpid();
-	if (!strcmp(key, "cgroup"))
-		return !strcmp(val, "/") || (!strncmp(cg, val, n) && (cg[n] == 0 || cg[n] == '/'));
-	return 0;
-}
-
-/*
- * The order of rule LINE, which reads "KEY=VALUE order=ORD # ...": ORD, or
- * for ORD "auto" the order in force (" auto_order=N" after the '#'); -1 if
- * unreadable.
- */
-static int line_order(const char *line, const char *ord)
-{
-	const char *a = strstr(line, " auto_order=");
-	int order;
-
-	if (!strcmp(ord, "auto"))
-		return a && sscanf(a, " auto_order=%d", &order) == 1 ? order : -1;
-	return sscanf(ord, "%d", &order) == 1 && order >= 0 ? order : -1;
+	if (!strncmp(m, "comm=", 5))
+		return !strcmp(m + 5, comm);
+	if (!strncmp(m, "pid=", 4))
+		return atol(m + 4) == (long)getpid();
+	if (strncmp(m, "cgroup=", 7))
+		return 0;
+	m += 7;
+	n = strlen(m);
+	return !strcmp(m, "/") || (!strncmp(cg, m, n) && (cg[n] == 0 || cg[n] == '/'));
 }
 
 /*
@@ -164,12 +152,19 @@ static int line_order(const char *line, const char *ord)
 static int policy_order(char *rule, size_t len)
 {
 	static char buf[32768];
-	char comm[64] = "", cg[4096], *line, *save = NULL;
+	char comm[64] = "", cg[4096];
+	struct mmt_policy *p;
+	int i, order = -1;
 	FILE *f;
 
 	rule[0] = 0;
 	if (!mmt_module_loaded() || mmt_knob_read("policy", buf, sizeof(buf)) != 0)
 		return -1;
+	p = malloc(sizeof(*p));
+	if (!p || mmt_parse_policy(buf, strlen(buf), p)) {
+		free(p);
+		return -1;
+	}
 	f = fopen("/proc/self/comm", "re");
 	if (f) {
 		if (fgets(comm, sizeof(comm), f))
@@ -177,19 +172,14 @@ static int policy_order(char *rule, size_t len)
 		fclose(f);
 	}
 	own_cgroup(cg, sizeof(cg));
-	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char key[16], val[4096], ord[8];
-
-		if (line[0] == '#')
-			continue;
-		if (sscanf(line, "%15[a-z]=%4095s order=%7s", key, val, ord) != 3)
-			continue;
-		if (rule_matches(key, val, comm, cg)) {
-			snprintf(rule, len, "%s=%s order=%s", key, val, ord);
-			return line_order(line, ord);
+	for (i = 0; i < p->nr; i++)
+		if (rule_matches(&p->r[i], comm, cg)) {
+			snprintf(rule, len, "%s order=%s", p->r[i].match, p->r[i].order);
+			order = mmt_prule_order(&p->r[i]);
+			break;
 		}
-	}
-	return -1;
+	free(p);
+	return order;
 }
 
 int mms_effective_order(char *rule, size_t len)

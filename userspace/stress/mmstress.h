@@ -4,8 +4,9 @@
  * the options, sweep.c runs the sweep (orders x threads x variants x
  * repeats), output.c prints it.  What several workloads share, a file per
  * job: msg.c (messages), parse.c (option values), cleanup.c (signals and
- * undoing every change on the way out), measure.c (the measured phase),
- * knobs.c (/proc and /sys values), testfile.c (the test file).
+ * undoing every change on the way out), die.c (an error's way out: message,
+ * skip record, cleanup), measure.c (the measured phase), knobs.c (/proc and
+ * /sys values), testfile.c (the test file).
  */
 #ifndef MMSTRESS_H
 #define MMSTRESS_H
@@ -111,7 +112,9 @@ extern int mms_progress;		/* stderr is a tty and not --quiet */
 
 void mms_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void mms_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* one-line error, cleanup, exit(code) */
+
+/* ---- die.c ---- */
+/* one-line error, a skip's record (code MMS_EXIT_SKIP), cleanup, exit(code) */
 void mms_die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
 
 /* ---- parse.c ---- */

@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mmstress's messages: one line on stderr each, over the progress line;
- * mms_die() also writes a skip's record and undoes what mmstress changed
- * (cleanup.c) before it exits.
+ * mmstress's messages: one line on stderr each, over the progress line.
+ * A leaf: cleanup.c and the rest call it, it calls none of them (the way
+ * out that also cleans up is die.c's).
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "libmmtune.h"
 #include "mmstress.h"
@@ -40,20 +39,4 @@ void mms_warn(const char *fmt, ...)
 	va_start(ap, fmt);
 	vmsg("warning: ", fmt, ap);
 	va_end(ap);
-}
-
-void mms_die(int code, const char *fmt, ...)
-{
-	char buf[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	mms_err("%s", buf);
-	/* a skip still leaves its record (CSV, JSON), with the reason */
-	if (code == MMS_EXIT_SKIP)
-		mms_out_skip(buf);
-	mms_cleanup_run();
-	exit(code);
 }

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmtunectl's helpers every verb shares (ctl.h): errors, stats and
+ * parameter reads.  Kept out of main.c, which dispatches to the verbs,
+ * so that a verb never depends on its dispatcher.
+ */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ctl.h"
+
+int usage_err(const char *verb, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, PROG ": ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (try '" PROG "%s%s --help')\n", verb ? " " : "", verb ? verb : "");
+	return MMT_EXIT_USAGE;
+}
+
+/* getopt said '?' or ':' (optstring starts with "+:" or ":"). */
+int bad_opt(const char *verb, int c, char **argv)
+{
+	const char *arg = argv[optind - 1];
+
+	if (c == ':')
+		return usage_err(verb, "option '%.40s' needs a value", arg);
+	return usage_err(verb, "unknown option '%.40s'", arg);
+}
+
+/* Report a library failure; returns the exit code it maps to. */
+int lib_fail(int err)
+{
+	fprintf(stderr, PROG ": %s\n", mmt_errmsg());
+	return mmt_exit_code(err);
+}
+
+void note_kernel_knob(void)
+{
+	const char *kp = mmt_kernel_knob_path();
+
+	fprintf(stderr, PROG ": note: mmtune module not loaded, using the kernel's %s\n",
+		kp ? kp : "fault_around_bytes");
+}
+
+int read_stats(char *buf, struct mmt_kv *kv, int max)
+{
+	long r = mmt_knob_read_n("stats", buf, BUFSZ);
+	int n;
+
+	if (r < 0)
+		return -lib_fail((int)r);
+	n = mmt_parse_stats(buf, (size_t)r, kv, max);
+	if (n < 0) {
+		fprintf(stderr, PROG ": unexpected content in the module's stats file\n");
+		return -MMT_EXIT_FAIL;
+	}
+	return n;
+}
+
+void param_value(const char *knob, char *v, size_t n)
+{
+	size_t l;
+
+	if (mmt_knob_read(knob, v, n)) {
+		v[0] = '\0';
+		return;
+	}
+	l = strlen(v);
+	while (l && (v[l - 1] == '\n' || v[l - 1] == ' '))
+		v[--l] = '\0';
+}
+
+int stats_enabled(void)
+{
+	char b[32];
+	long v;
+
+	param_value("stats_enable", b, sizeof(b));
+	if (!b[0] || mmt_parse_long(b, 0, 1, &v))
+		return -1;
+	return (int)v;
+}
