@@ -33,6 +33,7 @@ shift
 	[ -f "$MX/cells/$cell/cell.env" ] || "$TOP/tests/matrix/fetch.sh" "$cell" >&2
 	"$TOP/tests/matrix/build.sh" "$cell" >&2
 ) 9>"$MX/.lock"
+# shellcheck disable=SC1090 # written by tests/matrix/fetch.sh, not in the tree
 . "$MX/cells/$cell/cell.env"
 
 if [ "$BASE_ARCH" != x86_64 ]; then

@@ -161,6 +161,7 @@ insn_plot() {
 	command -v gnuplot > /dev/null || { echo "bench-insn: gnuplot not installed (tests/deps/bench.txt): no plot" >&2; return 0; }
 	for cfg in $CONFIGS; do
 		i=$((i + 1))
+		# shellcheck disable=SC2154 # dir: set by the caller (tests/bench-insn.sh)
 		awk -v c="$cfg" 'NR > 1 && $2 == c { print $1, $4 }' "$stats" > "$dir/plot-$cfg.dat"
 		plot="$plot${plot:+, }'$dir/plot-$cfg.dat' using 1:2 with linespoints title '$cfg'"
 	done
@@ -191,6 +192,7 @@ insn_write() {
 		echo "${MB} MiB tmpfs file; faults from getrusage.  Ratios are of medians of this"
 		echo "run; spread is (max - min) / median of the runs.  The wall column is the"
 		echo "host's time between the markers per fault, a secondary and noisy figure."
+		# shellcheck disable=SC2154 # wall: set by the caller (tests/bench-insn.sh)
 		echo "VM run: ${wall} s."
 		echo
 		echo "| order | config | runs | insns/fault | spread % | kernel/fault | user/fault | ratio to a | kernel ratio to a | host wall ns/fault (secondary) |"
@@ -220,6 +222,7 @@ insn_write() {
 		echo
 	} > "$dir/section.md"
 	cat "$dir/section.md"
+	# shellcheck disable=SC2034 # read by bench_insert (tests/bench-lib.sh)
 	BENCH_HEAD=$'# mmtune benchmark results\n\nWritten by `make bench`; newest run first.'
 	bench_insert "$out" "$dir/section.md"
 }

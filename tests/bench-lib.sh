@@ -74,7 +74,7 @@ bt_stop() {
 # bench_rounds DIR: a warm-up pass, then CSV lines
 # round,config,faults,pages,seconds,faults_per_s,pages_per_s
 bench_rounds() {
-	local dir=$1 r c i out cfgs n
+	local dir=$1 r c i res cfgs n
 	read -r -a cfgs <<< "$CONFIGS"
 	n=${#cfgs[@]}
 	"$dir/faultbench" $BENCH_F 2 > /dev/null
@@ -83,8 +83,9 @@ bench_rounds() {
 		for i in $(seq 0 $((n - 1))); do
 			c=${cfgs[$(( (i + r - 1) % n ))]}	# rotated every round
 			if setup "$c"; then
-				out=($("$dir/faultbench" $BENCH_F "$SECS"))
-				echo "$r,$c,${out[1]},${out[3]},${out[5]},${out[7]},${out[9]}"
+				# shellcheck disable=SC2207 # faultbench's one line of "name value" words
+				res=($("$dir/faultbench" $BENCH_F "$SECS"))
+				echo "$r,$c,${res[1]},${res[3]},${res[5]},${res[7]},${res[9]}"
 			else
 				echo "# round $r: $c could not be set up"
 			fi
@@ -101,6 +102,7 @@ bench_vm() {
 	local name cc=${MMT_BENCH_CC:-cc}
 	name=$(basename "$1" .sh)
 	if [ -n "${MMT_BENCH_CELL:-}" ]; then
+		# shellcheck disable=SC1090 # written by tests/matrix/fetch.sh, not in the tree
 		KVER=$(. "$BENCH_MX/cells/$MMT_BENCH_CELL/cell.env"; echo "$KVER")
 	elif [ -n "${MMT_BENCH_KO:-}" ]; then
 		# another kernel's build of the module, that kernel booted
@@ -147,6 +149,7 @@ bench_vm() {
 # results.
 bench_boot_cell() {
 	local c=$MMT_BENCH_CELL darch fs
+	# shellcheck disable=SC1090 # written by tests/matrix/fetch.sh, not in the tree
 	darch=$(. "$BENCH_MX/cells/$c/cell.env"; echo "$DEB_ARCH")
 	fs=$("$TOP/tests/trace/rootfs.sh" "$darch" | tail -n 1) || exit 1
 	MMT_INITRAMFS=$dir/initramfs.cpio MMT_MATRIX_ROOTFS=$fs \

@@ -87,12 +87,12 @@ prepare() {
 cmd_of() {
 	local q='PRAGMA mmap_size=1073741824'
 	case $1 in
-	sqlite_scan) CMD=("$B/$2_sqlscan" -cmd "$q" $W/db 'SELECT sum(length(b)) FROM t;') ;;
-	sqlite_point) CMD=("$B/$2_sqlpoint" -cmd "$q" $W/db
+	sqlite_scan) CMD=("$B/$2_sqlscan" -cmd "$q" "$W/db" 'SELECT sum(length(b)) FROM t;') ;;
+	sqlite_point) CMD=("$B/$2_sqlpoint" -cmd "$q" "$W/db"
 		"SELECT sum(length(b)) FROM t WHERE a IN ($(cat $W/ids));") ;;
 	git_grep) CMD=("$B/$2_git" grep --no-index -c -e mmap_lock -- include) ;;
 	python3) CMD=("$B/$2_python3" -c 'import json, email.parser, http.client, decimal, sqlite3') ;;
-	cc1) CMD=("$B/$2_cc1" -quiet -O1 $W/big.c -o $W/big.s) ;;
+	cc1) CMD=("$B/$2_cc1" -quiet -O1 "$W/big.c" -o "$W/big.s") ;;
 	mmstress_seq) CMD=("$B/$2_mmseq" seq -s 64M --touch page -q) ;;
 	mmstress_sparse) CMD=("$B/$2_mmsparse" sparse -s $((256 * 512 * $(getconf PAGESIZE))) -q) ;;
 	esac

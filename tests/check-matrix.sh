@@ -173,7 +173,7 @@ cell_test() {
 # touched if it failed.
 run_cell() {
 	local c=$1 s0 d frc secs
-	local built=no loaded=no passed=0 failed=0 skipped=0 kver=- ver=- status= psz=- mmu=-
+	local built=no loaded=no passed=0 failed=0 skipped=0 kver=- ver=- status='' psz=- mmu=-
 	s0=$(date +%s)
 	d=$MX/cells/$c
 	while [ ! -e "$d/fetch.rc" ]; do

@@ -93,6 +93,7 @@ stage() {
 		(
 			flock -w 7200 9 || { echo "check-matrix holds $MX/.lock"; exit 1; }
 			"$M/build.sh" "$c" || exit 1
+			# shellcheck disable=SC1090 # written by tests/matrix/build.sh, not in the tree
 			. "$MX/cells/$c/build.env"
 			cp "$MX/cells/$c/mmtune.ko" "$d/module/" &&
 			cp "$TOOLS/mmtunectl" "$TOOLS/mmstress" "$d/userspace/" &&
@@ -126,6 +127,7 @@ prep_x86() {
 }
 vm_x86() {
 	local c=$1 kver d=$TOP/build/trace/$1
+	# shellcheck disable=SC1090 # written by tests/matrix/fetch.sh, not in the tree
 	kver=$(. "$MX/cells/$c/cell.env"; echo "$KVER")
 	echo "# kernel /lib/modules/$kver/vmlinuz, modules $MODDIR over /lib/modules"
 	# shellcheck disable=SC2016 # the inner shell's arguments
@@ -141,6 +143,7 @@ vm_x86() {
 # matrix's
 prep_arm() {
 	local c=$1 d=$T/cells/$1 fs
+	# shellcheck disable=SC1090 # written by tests/matrix/fetch.sh, not in the tree
 	fs=$("$TOP/tests/trace/rootfs.sh" "$(. "$MX/cells/$c/cell.env"; echo "$DEB_ARCH")" | tail -n 1) || return 1
 	MMT_INITRAMFS=$d/initramfs.cpio MMT_MATRIX_ROOTFS=$fs MMT_MATRIX_TESTS=$SUITES \
 		MMT_MATRIX_LIGHT=0 "$M/initramfs.sh" "$c" || return 1

@@ -80,9 +80,8 @@ log "build: make tools, make module KDIR=/lib/modules/$KVER/build"
 make tools > "$OUT/build.log" 2>&1 || log "make tools failed (see tests/out/demo/build.log)"
 MMS=
 # in the source tree make puts it next to its sources
-for c in "$TOP/userspace/mmstress"; do
-	[ -z "$MMS" ] && [ -f "$c" ] && [ -x "$c" ] && MMS=$c
-done
+c=$TOP/userspace/mmstress
+[ -f "$c" ] && [ -x "$c" ] && MMS=$c
 if [ -z "$MMS" ]; then
 	# the tree's build did not leave the binary: build mmstress alone
 	MMS=$OUT/mmstress

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Kernel style of module/: checkpatch.pl --strict (from Debian's
 # linux-source package) on each file, sparse (make C=2) and the compiler's
-# extra warnings (make W=1). One KTAP result each (tests/lib.sh).
+# extra warnings (make W=1); shellcheck -S warning on the tree's sh and bash
+# scripts. One KTAP result each (tests/lib.sh).
 #   tests/style.sh KDIR
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -35,6 +36,29 @@ for f in $(cd "$top" && git ls-files 'module/*.c' 'module/*.h' 2>/dev/null ||
 		echo "$out" | sed 's/^/# /' >&2
 	fi
 done
+
+# Every sh and bash script of the tree through shellcheck -S warning (its
+# settings in .shellcheckrc): git's files, else those under tests/ and
+# .ci/, named like these, whose first line is a sh or bash shebang
+scripts=$(cd "$top" && { git ls-files '*.sh' .ci/run 'tests/debug/*' 2>/dev/null ||
+	find tests .ci -path tests/out -prune -o -type f \
+		\( -name '*.sh' -o -path .ci/run -o -path 'tests/debug/*' \) -print 2>/dev/null; } |
+	while read -r f; do
+		head -n 1 "$f" | grep -qE '^#!.*\b(ba)?sh\b' && echo "$f"
+	done)
+n=$(echo "$scripts" | wc -w)
+if ! command -v shellcheck > /dev/null; then
+	fail "shellcheck -S warning ($n scripts): no shellcheck (apt-get install -t bookworm shellcheck)"
+else
+	# shellcheck disable=SC2086 # the names, split (none has a space)
+	out=$(cd "$top" && shellcheck -S warning -f gcc $scripts 2>&1)
+	if [ -z "$out" ]; then
+		ok "shellcheck -S warning ($n scripts)"
+	else
+		fail "shellcheck -S warning ($n scripts): $(echo "$out" | wc -l) findings: $(echo "$out" | head -n 3 | awk 'NR > 1 { printf " | " } { printf "%s", $0 }')"
+		echo "$out" | sed 's/^/# /' >&2
+	fi
+fi
 
 # build NAME MAKEARGS...: a build of the module whose warnings fail NAME.
 # Each rebuilds every object: C=2 checks every file, and a change of the

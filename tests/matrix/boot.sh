@@ -46,10 +46,10 @@ x86_64)
 	q=(qemu-system-x86_64 -M q35 -cpu "${MMT_X86_CPU:-qemu64}")
 	append="console=ttyS0 $append" ;;
 arm64)
-	q=(qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on)
+	q=(qemu-system-aarch64 -M virt -cpu "max,pauth-impdef=on")
 	append="console=ttyAMA0 $append" ;;
 ppc64le)
-	q=(qemu-system-ppc64 -M pseries,x-vof=on,cap-cfpc=broken,cap-sbbc=broken,cap-ibs=broken,cap-ccf-assist=off)
+	q=(qemu-system-ppc64 -M "pseries,x-vof=on,cap-cfpc=broken,cap-sbbc=broken,cap-ibs=broken,cap-ccf-assist=off")
 	append="console=hvc0 $append"
 	[ "${MMU:-}" = hash ] || [ "${MMT_PPC_MMU:-}" = hash ] &&
 		append="$append disable_radix" ;;

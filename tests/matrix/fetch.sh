@@ -24,7 +24,7 @@ cell=${1:?usage: fetch.sh CELL}
 series=${cell%%-*}
 arch=${cell#*-}
 mmu=
-case $arch in *-hash) mmu=hash; arch=${arch%-hash} ;; esac
+case $arch in *-hash) mmu='hash'; arch=${arch%-hash} ;; esac
 base_arch=$(base_arch "$arch")
 [ -z "$mmu" ] || [ "$base_arch" = ppc64le ] || mdie "$cell: -hash is for ppc64le cells"
 darch=$(deb_arch "$base_arch")

@@ -1,5 +1,6 @@
 #!/bin/busybox sh
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=dash # busybox sh (ash): dash is the nearest shell shellcheck knows
 # tests/matrix/init.sh: /init of the matrix guests' busybox initramfs (runs
 # INSIDE the guest, busybox sh, as PID 1).
 #

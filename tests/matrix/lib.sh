@@ -14,6 +14,7 @@
 #   chroot-trixie/ the Debian 13 build chroot (tests/matrix/chroot.sh)
 #   cells/<cell>/  per-cell build root, module, probe, initramfs, logs
 
+# shellcheck disable=SC2034 # for the scripts that source this (build.sh, initramfs.sh)
 MMT_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 CACHE=${MMTUNE_CACHE:-/var/cache/mmtune}
 MX=$CACHE/matrix

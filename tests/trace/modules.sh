@@ -21,6 +21,7 @@ set -euo pipefail
 cell=${1:?usage: modules.sh CELL}
 env=$MX/cells/$cell/cell.env
 [ -f "$env" ] || mdie "$cell: no $env (tests/matrix/fetch.sh $cell)"
+# shellcheck disable=SC1090 # written by tests/matrix/fetch.sh, not in the tree
 . "$env"
 T=$CACHE/trace
 r=$T/modules/$KVER

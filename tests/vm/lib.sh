@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=dash # sourced by dash, busybox sh and bash: POSIX sh and local
 # Sourced by every tests/vm/t-*.sh inside the guest, and by the runners
 # (tests/vm/guest.sh, tests/matrix/init.sh). The checks (ok, fail, skip,
 # check, expect_eq, within, t_rc, t_out, t_grep, t_json...) and the KTAP
@@ -20,6 +21,7 @@ MMT=$DBG/mmtune
 info() { sed -n "s/^$1: *//p" $MMT/info; }
 order() { cat $MMT/fault_around_order; }
 # sect TEXT: a section of a suite, with the seconds since it started
+# shellcheck disable=SC3028 # bash's; "?" in dash and busybox sh, which have none
 sect() { echo "# [${SECONDS:-?}s] $*"; }
 
 # running ERE: whether a process whose command line (its arguments joined
@@ -40,6 +42,7 @@ running() {
 rules() { grep -v '^#' $MMT/policy | sed 's/ *#.*//'; }
 # pwrite TEXT: write TEXT (printf %b escapes) to the policy in one
 # write(2) (printf(1): bash's builtin writes line by line); prints the error
+# shellcheck disable=SC2069 # on purpose: the error to stdout, the text to the file
 pwrite() { env printf '%b' "$1" 2>&1 > $MMT/policy; }
 # minflt FILE: the minor faults of a faultprobe run (its output's 4th field)
 # shellcheck disable=SC2046 # the fields, split
@@ -47,6 +50,7 @@ minflt() { set -- $(cat "$1"); echo "$4"; }
 
 # wr FILE VALUE: write like echo, but print the write's error (printf(1)
 # reports errno; the shell's builtin may not).
+# shellcheck disable=SC2069 # on purpose: the error to stdout, the value to FILE
 wr() { env printf '%s\n' "$2" 2>&1 > "$1"; }
 
 # expect_einval [NAME] FILE VALUE: writing VALUE to FILE fails with EINVAL

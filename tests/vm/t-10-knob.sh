@@ -58,6 +58,7 @@ while [ $o -le "$MAX" ]; do
 		expect_eq "order $o: kernel fault_around_bytes" "$(kbytes)" $((PSZ << o))
 		expect_eq "order $o: parameter reads it" \
 			"$(cat /sys/module/mmtune/parameters/fault_around_order)" $o
+		# shellcheck disable=SC2046 # the fields, split
 		set -- $("$PROBE" "$WORK/shm/f")
 		within "order $o: minor faults = pages/2^$o" "$4" $(($2 >> o)) 2
 	else

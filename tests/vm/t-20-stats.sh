@@ -152,6 +152,7 @@ probe_run() {
 		stats_snap a
 		_out=$("$PROBE" "$F")
 		stats_snap b
+		# shellcheck disable=SC2154 # set by stats_snap (tests/vm/lib.sh, eval)
 		_f=$((bf - af)) _p=$((bp - ap))
 		[ $(( (_f > _p ? _f - _p : _p - _f) * 100 )) -le $(( _p * 2 )) ] && break
 		echo "# run $_t: faults $_f, pgfault $_p: again"
@@ -166,6 +167,7 @@ set -- $_out
 pages=$2 minflt=$4
 within "order 0: faults = /proc/vmstat pgfault delta" $((bf - af)) $((bp - ap)) 2
 within "order 0: faults = the workload's minor faults" $((bf - af)) "$minflt" 2
+# shellcheck disable=SC2154 # set by stats_snap (tests/vm/lib.sh, eval)
 expect_eq "order 0: no fault_around_calls" $((bc - ac)) 0
 
 for k in 2 4; do
@@ -173,6 +175,7 @@ for k in 2 4; do
 	probe_run
 	set -- $_out
 	minflt=$4
+	# shellcheck disable=SC2154 # set by stats_snap (tests/vm/lib.sh, eval)
 	f=$((bf - af)) c=$((bc - ac)) r=$((br - ar)) m=$((bm - am))
 	within "order $k: faults = /proc/vmstat pgfault delta" $f $((bp - ap)) 2
 	within "order $k: fault_around_calls = the workload's faults" $c "$minflt" 5

@@ -192,7 +192,7 @@ esac
 check "mode section (runs the cross-check sweep)" wr $P/mode section
 mark "cross-check sweep"
 echo "# crosscheck: $(info pfn_valid_crosscheck)"
-expect_eq "cross-check sweep done" "$(info pfn_valid_crosscheck_sweep)" done
+expect_eq "cross-check sweep done" "$(info pfn_valid_crosscheck_sweep)" "done"
 expect_eq "info: override with section" "$(info pfn_valid_override)" \
 	"pfn_to_online_page (mode section)"
 check "hooked: enabled_functions lists pfn_to_online_page" hooked
@@ -293,10 +293,10 @@ else
 		skip "soft-offline an online pfn, override on and off" "$NOSOFT"
 	else
 		check "soft-offline an online pfn, override on" \
-			wr $MEM/soft_offline_page $(printf '0x%x' $(((first + 100) * PSZ)))
+			wr $MEM/soft_offline_page "$(printf '0x%x' $(((first + 100) * PSZ)))"
 		wr $P/mode off
 		check "soft-offline an online pfn, override off" \
-			wr $MEM/soft_offline_page $(printf '0x%x' $(((first + 200) * PSZ)))
+			wr $MEM/soft_offline_page "$(printf '0x%x' $(((first + 200) * PSZ)))"
 		wr $P/mode section
 	fi
 fi

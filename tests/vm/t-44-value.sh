@@ -39,6 +39,7 @@ load_module || { fail "insmod"; exit 1; }
 MAX=$(info max_order)
 L=$(info loaded_order)
 # three orders other than the one found at load, all <= MAX (>= 3 everywhere)
+# shellcheck disable=SC2046 # the three orders, split
 set -- $(o=0; n=0; while [ $n -lt 3 ]; do [ $o != "$L" ] && { echo $o; n=$((n + 1)); }; o=$((o + 1)); done)
 A=$1 B=$2 C=$3
 echo "# loaded order $L, max $MAX, test orders $A $B $C"
@@ -198,7 +199,7 @@ expect_eq "both rules" "$(rules | tr '\n' '|')" "pid=$P order=1|comm=mmt-x order
 # the number again, for another process: it must not inherit the rule
 Q=""
 if [ -w /proc/sys/kernel/ns_last_pid ]; then
-	for t in 1 2 3 4 5; do
+	for _ in 1 2 3 4 5; do
 		echo $((P - 1)) > /proc/sys/kernel/ns_last_pid
 		sleep 1000 & Q=$!
 		[ "$Q" = "$P" ] && break

@@ -55,7 +55,7 @@ done
 for f in "pid_t pid" "char comm" "dev_t dev" "unsigned long ino" \
 	 "unsigned long pgoff" "unsigned long req_start" "unsigned long req_end" \
 	 "unsigned long start" "unsigned long end" "unsigned int order" "int rule"; do
-	grep -q "field:$f[;[]" $E/fault_around/format && ok "fault_around field $f" ||
+	grep -q "field:${f}[;[]" $E/fault_around/format && ok "fault_around field $f" ||
 		fail "fault_around lacks field $f"
 done
 for f in "unsigned int rule" "unsigned int old_order" "unsigned int new_order" \
@@ -131,6 +131,7 @@ for try in 1 2 3; do
 		on && / fault_around_mapped: / { sub(/.*nr=/, ""); m += $0 }
 		END { print n + 0, m + 0 }' $TR/trace > $WORK/cnt
 	read -r n m < $WORK/cnt
+	# shellcheck disable=SC2154 # set by stats_snap (tests/vm/lib.sh, eval)
 	[ "$n" = $((bc - ac)) ] && [ "$m" = $((bm - am)) ] && break
 	echo "# try $try: $n events vs $((bc - ac)) calls, $m pages vs $((bm - am))"
 done

@@ -128,6 +128,7 @@ for o in $ORDERS; do
 	echo "# order $o: mmstress start-up: prefaulted $B_P, untouched $B_U"
 	expect_useful "seq" "$o" 100 seq -s "$S" --touch page
 	# both runs (warm-up and measured) pre-map all but one page per window
+	# shellcheck disable=SC2046 # the fields, split
 	set -- $(counts comm=mmstress)
 	within "seq at order $o: pages pre-mapped" "$(( $1 - B_P ))" \
 		"$(( 2 * (16384 - 16384 / (1 << o)) ))" 1

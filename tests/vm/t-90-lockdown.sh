@@ -35,7 +35,7 @@ sysv() { cat "$SYS/$1" 2>/dev/null; }
 dstat() { sed -n "s/^$1 //p" $MMT/stats; }
 # a few thousand page faults: map a file and touch it
 # page faults, file-backed ones among them: run a few programs
-faults() { for i in 1 2 3 4 5 6 7 8; do sh -c true; "$CTL" --help > /dev/null; done; }
+faults() { for _ in 1 2 3 4 5 6 7 8; do sh -c true; "$CTL" --help > /dev/null; done; }
 
 unload_module
 # --- a failed load leaves no /sys/kernel/mm/mmtune

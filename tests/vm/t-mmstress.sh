@@ -25,9 +25,8 @@ trap cleanup EXIT
 # --- the binary: the tree's build, or $MMT_MMSTRESS, else build it here
 
 MMS=${MMT_MMSTRESS:-}
-for c in "$MMT_TOP/userspace/mmstress"; do
-	[ -z "$MMS" ] && [ -f "$c" ] && [ -x "$c" ] && MMS=$c
-done
+c=$MMT_TOP/userspace/mmstress
+[ -z "$MMS" ] && [ -f "$c" ] && [ -x "$c" ] && MMS=$c
 if [ -z "$MMS" ] || [ ! -f "$MMS" ] || [ ! -x "$MMS" ]; then
 	echo "# no mmstress binary (make tools): building one in $WORK"
 	MMS=$WORK/mmstress
@@ -106,6 +105,7 @@ for w in seq rand sparse; do
 				fail "$w -o $o: $(tail -n 1 "$WORK/err")"
 				continue 2
 			fi
+			# shellcheck disable=SC2046 # the fields, split
 			set -- $(pgfault_pair $o "$WORK/$w.csv")
 			[ "$2" -lt "$1" ] && break
 			awk -v m="$1" -v v="$2" 'BEGIN { exit !(v - m <= m * 2 / 100) }' && break
@@ -126,6 +126,7 @@ if [ -x "${MMT_PROBE:-}" ] && PROBE=$MMT_PROBE ||
 	dd if=/dev/urandom of="$SHM/probe" bs=1M count=16 status=none
 	for o in 0 4; do
 		echo $o > $KNOB
+		# shellcheck disable=SC2046 # the fields, split
 		set -- $("$PROBE" "$SHM/probe")
 		"$MMS" seq --touch page -s 16M -F csv -f "$SHM" > "$WORK/fp.csv" 2>/dev/null
 		mf=$(csvcol "$WORK/fp.csv" minor_faults | tail -n 1)
@@ -448,4 +449,4 @@ bad "--repeat 0" seq --repeat 0
 umount "$WORK/ro"
 
 unload_module
-sect done
+sect "done"

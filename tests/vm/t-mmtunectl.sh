@@ -151,7 +151,7 @@ fi
 # binary and libraries in, through fault-around)
 t_rc "set stats_enable 1" 0 "$CTL" set stats_enable 1
 t_rc "stats --reset" 0 "$CTL" stats --reset
-( while :; do for i in 1 2 3 4 5 6 7 8 9 10; do /bin/true; done; done ) &
+( while :; do for _ in 1 2 3 4 5 6 7 8 9 10; do /bin/true; done; done ) &
 BGPID=$!
 run "$CTL" stats --watch 1 --count 3
 if [ "$RC" = 0 ] && [ "$(wc -l < "$WORK/out")" = 4 ]; then
