@@ -83,17 +83,17 @@ style:
 	tests/style.sh "$(KDIR)"
 
 check-bench:
-	tests/bench-insn.sh --short
+	bench/insn.sh --short
 
 bench:
-	tests/bench-insn.sh
+	bench/insn.sh
 
 bench-real:
-	tests/bench-real.sh
+	bench/real.sh
 
 bench-wall:
-	tests/bench.sh
-	tests/bench-policy.sh
+	bench/wall.sh
+	bench/wall-policy.sh
 
 demo:
 	tests/demo.sh

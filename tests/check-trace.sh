@@ -10,13 +10,13 @@
 #   x86_64  the cell's kernel under tests/vm/vng.sh with the host's root file
 #           system, so bookworm's tools, as a bookworm user with a backports
 #           kernel has them; the kernel's own modules (virtio, 9p) from
-#           tests/trace/modules.sh, at /lib/modules/<kver> for the VM run
+#           tests/matrix/modules.sh, at /lib/modules/<kver> for the VM run
 #           alone (an overlay in a private mount namespace: the host's
 #           /lib/modules is neither written nor changed for anyone else)
 #   arm64   the cell's kernel under tests/matrix/boot.sh (qemu-system-aarch64,
 #           TCG) with an initramfs of tests/matrix/initramfs.sh whose user
 #           land is bookworm's arm64 one with the tools
-#           (tests/trace/rootfs.sh) and whose /init is tests/matrix/init.sh
+#           (tests/matrix/rootfs-bpftrace.sh) and whose /init is tests/matrix/init.sh
 # Each cell: fetch.sh if the cell was never fetched, the module with
 # tests/matrix/build.sh (skipped when the cell's module was built from the
 # same module/ sources by this script before), the guest, then its KTAP
@@ -110,7 +110,7 @@ stage() {
 
 # prep_x86 CELL, vm_x86 CELL: the suites under vng, the host's root file system, in a
 # private mount namespace where /lib/modules is an overlay of the cell's
-# modules (tests/trace/modules.sh) over the host's: the kernel booted as
+# modules (tests/matrix/modules.sh) over the host's: the kernel booted as
 # /lib/modules/<kver>/vmlinuz, virtme-ng finds them as it finds the host's
 # own kernel's and the guest has them at /lib/modules/<kver>. The guest
 # says first what it has there (the suites insmod the tree's module; what
@@ -123,7 +123,7 @@ stage() {
 # shellcheck disable=SC2016 # expanded in the guest
 MODS='m=/lib/modules/$(uname -r); echo "# guest: $m: $(ls -d "$m/kernel" 2>&1), $(grep -c . "$m/modules.dep" 2>&1) lines in modules.dep"'
 prep_x86() {
-	MODDIR=$("$TOP/tests/trace/modules.sh" "$1" | tail -n 1) && echo "modules: $MODDIR"
+	MODDIR=$("$TOP/tests/matrix/modules.sh" "$1" | tail -n 1) && echo "modules: $MODDIR"
 }
 vm_x86() {
 	local c=$1 kver d=$TOP/build/trace/$1
@@ -144,7 +144,7 @@ vm_x86() {
 prep_arm() {
 	local c=$1 d=$T/cells/$1 fs
 	# shellcheck disable=SC1090 # written by tests/matrix/fetch.sh, not in the tree
-	fs=$("$TOP/tests/trace/rootfs.sh" "$(. "$MX/cells/$c/cell.env"; echo "$DEB_ARCH")" | tail -n 1) || return 1
+	fs=$("$TOP/tests/matrix/rootfs-bpftrace.sh" "$(. "$MX/cells/$c/cell.env"; echo "$DEB_ARCH")" | tail -n 1) || return 1
 	MMT_INITRAMFS=$d/initramfs.cpio MMT_MATRIX_ROOTFS=$fs MMT_MATRIX_TESTS=$SUITES \
 		MMT_MATRIX_LIGHT=0 "$M/initramfs.sh" "$c" || return 1
 	echo "initramfs $d/initramfs.cpio: $(du -h "$d/initramfs.cpio" | cut -f1)"

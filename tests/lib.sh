@@ -5,7 +5,7 @@
 # tests/vm/lib.sh, their runners (tests/vm/guest.sh, tests/matrix/init.sh,
 # tests/debug/guest.sh), tests/style.sh, tests/dkms-guards.sh and the
 # runners of make's check targets (tests/check.sh, check-matrix.sh,
-# check-debug.sh, deb.sh, bench-insn.sh --short). Every test helper is
+# check-debug.sh, deb.sh, bench/insn.sh --short). Every test helper is
 # defined here, or in tests/vm/lib.sh for those only a guest needs.
 #
 # Output is KTAP, as the kernel's kselftest ktap_helpers.sh prints it:

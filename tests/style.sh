@@ -38,10 +38,10 @@ for f in $(cd "$top" && git ls-files 'module/*.c' 'module/*.h' 2>/dev/null ||
 done
 
 # Every sh and bash script of the tree through shellcheck -S warning (its
-# settings in .shellcheckrc): git's files, else those under tests/ and
+# settings in .shellcheckrc): git's files, else those under tests/, bench/ and
 # .ci/, named like these, whose first line is a sh or bash shebang
 scripts=$(cd "$top" && { git ls-files '*.sh' .ci/run 'tests/debug/*' 2>/dev/null ||
-	find tests .ci -path tests/out -prune -o -type f \
+	find tests bench .ci -path tests/out -prune -o -type f \
 		\( -name '*.sh' -o -path .ci/run -o -path 'tests/debug/*' \) -print 2>/dev/null; } |
 	while read -r f; do
 		head -n 1 "$f" | grep -qE '^#!.*\b(ba)?sh\b' && echo "$f"

@@ -2,7 +2,7 @@
 /*
  * insncount: a QEMU TCG plugin (QEMU 7.2 API, no glib) that counts the
  * guest instructions a benchmark executes between markers, user mode and
- * kernel mode apart, for tests/bench-insn.sh.
+ * kernel mode apart, for bench/insn.sh.
  *
  *   qemu-system-... -plugin libinsncount.so,out=FILE[,profile=FILE]
  *

@@ -750,6 +750,44 @@ suite_abi_doc() {
 	else fail "docs/ABI: no entry for$missing"; fi
 }
 
+# bench/results.sh: the latest run of each benchmark and kernel, a run
+# of some configurations only while nothing newer covers it, make bench's
+# table pivoted; and bench/RESULTS.md is what it makes of bench/runs/.
+suite_results() {
+	local r=$W/results/runs o=$W/results/RESULTS.md t
+	mkdir -p "$r"
+	t='| order | config | runs | insns/fault | spread % | kernel/fault | user/fault | ratio to a | kernel ratio to a | host wall ns/fault (secondary) |
+|---|---|---|---|---|---|---|---|---|---|'
+	printf '## 2026-01-01 — first\n\n%s\n| 4 | a | 3 | 1 | 0.1 | 100.0 | 1 | 1 | 1.0000 | 1 |\n| 4 | p1 | 3 | 1 | 0.5 | 110.0 | 1 | 1 | 1.1000 | 1 |\n' "$t" > "$r/2026-01-01-insn-6.1.0-9-amd64.md"
+	printf '## 2026-01-01 — second\n\n%s\n| 4 | a | 3 | 1 | 0.1 | 100.0 | 1 | 1 | 1.0000 | 1 |\n| 4 | p1 | 3 | 1 | 0.25 | 105.0 | 1 | 1 | 1.0500 | 1 |\n' "$t" > "$r/2026-01-01-insn-6.1.0-9-amd64.2.md"
+	printf '## 2026-01-01 — same day\n\n%s\n| 4 | u | 3 | 1 | 0.1 | 1 | 1 | 1 | 1.9 | 1 |\n' "$t" > "$r/2026-01-01-insn-u-6.1.0-9-amd64.md"
+	printf '## 2026-01-02 — newer u\n\n%s\n| 4 | u | 3 | 1 | 0.1 | 1 | 1 | 1 | 1.1 | 1 |\n' "$t" > "$r/2026-01-02-insn-u+u_base-6.1.0-9-amd64.md"
+	printf '## 2026-01-01 — u\n\n%s\n| 4 | u | 3 | 1 | 0.1 | 1 | 1 | 1 | 1.2 | 1 |\n' "$t" > "$r/2026-01-01-insn-u-7.3.4+deb13-arm64.md"
+	printf '## 2026-01-03 — w\n\n| config | runs |\n|---|---|\n| a | 5 |\n\ntext\n' > "$r/2026-01-03-wall-6.1.0-9-amd64.md"
+	printf '## 2026-01-03 — Reading\n\nprose\n' > "$r/2026-01-03-notes-reading.md"
+	if "$TOP/bench/results.sh" "$r" "$o" 2>"$W/results.err"; then
+		expect_eq "results: the sections, latest of each benchmark and kernel" \
+			"$(grep '^## ' "$o" | tr '\n' ';')" \
+			"## insn on 6.1.0-9-amd64;## insn-u on 7.3.4+deb13-arm64;## insn-u+u_base on 6.1.0-9-amd64;## wall on 6.1.0-9-amd64;## Readings;"
+		expect_eq "results: the day's second run, pivoted with its spread" \
+			"$(grep -E '^\| (config|a|p1) \|' "$o" | head -n 3 | tr '\n' ';')" \
+			"| config | order 4 |;| a | 100.0 insns |;| p1 | 1.050 ±0.25% |;"
+		expect_eq "results: a wall table as it is, the note linked" \
+			"$(grep -c -e '^| a | 5 |$' -e '(runs/2026-01-03-notes-reading.md)' "$o")" 2
+	else
+		fail "results: bench/results.sh failed: $(tail -n 2 "$W/results.err")"
+	fi
+	if "$TOP/bench/results.sh" "$TOP/bench/runs" "$W/results/now.md" 2>/dev/null &&
+		cmp -s "$W/results/now.md" "$TOP/bench/RESULTS.md"; then
+		ok "results: bench/RESULTS.md is bench/results.sh's of bench/runs/"
+	else
+		fail "results: bench/RESULTS.md differs from bench/results.sh's output (run it)"
+	fi
+	t=$(wc -l < "$TOP/bench/RESULTS.md")
+	[ "$t" -le 300 ] && ok "results: bench/RESULTS.md is $t lines (300 at most)" ||
+		fail "results: bench/RESULTS.md is $t lines (over 300)"
+}
+
 run_suites() {
 	CTL=$1/mmtunectl
 	UNIT=$1/unit
@@ -765,7 +803,7 @@ run_suites() {
 
 # tests/host/run.sh SUITE...: those suites alone, on the plain build (no
 # sanitizer pass, install, build flags, man pages or fuzzing)
-HOST_SUITES="unit usage module kernel policy policy_auto perm plane abi_doc"
+HOST_SUITES="unit usage module kernel policy policy_auto perm plane abi_doc results"
 if [ $# -gt 0 ]; then
 	for s in "$@"; do
 		case " $HOST_SUITES " in
@@ -785,6 +823,7 @@ fi
 
 ktap_print_header
 suite_abi_doc
+suite_results
 if build_suite "$W/plain"; then
 	ok "build (-Wall -Wextra -Werror)"
 	run_suites "$W/plain"

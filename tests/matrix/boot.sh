@@ -24,7 +24,7 @@
 #            ttyS0; the kernel picks the widest paging mode the cpu has
 # Env: MMT_BOOT_INITRD, MMT_BOOT_LOG: another initramfs than the cell's
 # initramfs.gz, another console log than its console.log (make check-trace);
-# MMT_QEMU_ARGS: more qemu arguments, split at spaces (tests/bench-cell.sh:
+# MMT_QEMU_ARGS: more qemu arguments, split at spaces (bench/cell.sh:
 # -icount and the TCG plugin); MMT_VM_CPUS, MMT_VM_MEMORY (MiB);
 # MMT_TCG_THREAD: single or multi (a host thread per vCPU; the default
 # is single but on riscv64, see below).
@@ -83,7 +83,7 @@ case $BASE_ARCH/${MMU:-}/${MMT_PPC_MMU:-} in
 riscv64/*) tcg=multi ;;
 ppc64le/hash/*|ppc64le/*/hash) smp=${MMT_VM_CPUS:-1} ;;
 esac
-# -icount (tests/bench-cell.sh) takes one thread: "No MTTCG when icount is
+# -icount (bench/cell.sh) takes one thread: "No MTTCG when icount is
 # enabled", QEMU says otherwise
 case " ${MMT_QEMU_ARGS:-} " in *" -icount "*) tcg=single ;; esac
 q+=(-accel "tcg,thread=${MMT_TCG_THREAD:-$tcg}")

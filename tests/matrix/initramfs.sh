@@ -19,10 +19,10 @@
 # Env: MMT_INITRAMFS, the file to write (default the cell's initramfs.gz; a
 # name not ending in .gz is an uncompressed cpio), and MMT_MATRIX_ROOTFS, a
 # tree to copy in instead of userland.sh's (make check-trace: the tracing
-# tools' user land, tests/trace/rootfs.sh); MMT_MATRIX_FILES, more files
+# tools' user land, tests/matrix/rootfs-bpftrace.sh); MMT_MATRIX_FILES, more files
 # of the tree ("SRC[:DST]", DST relative to /mmtune) and MMT_MATRIX_ENV,
 # more VAR=VALUE lines (one a line) the guest's suites get in their
-# environment (tests/bench-cell.sh).
+# environment (bench/cell.sh).
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 

@@ -23,7 +23,7 @@
 #   --append ARG      extra kernel command line (repeatable)
 #   --qemu-arg ARG    extra qemu arguments, split at spaces (repeatable;
 #                     e.g. '-plugin /path/libinsncount.so,out=/tmp/x' for
-#                     tests/bench-insn.sh)
+#                     bench/insn.sh)
 #   --tcg-threads T   single (default; $MMT_TCG_THREAD) or multi: TCG's
 #                     vCPUs in one host thread, round-robin, or a thread
 #                     each (see below)

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# tests/bench-policy.sh: what the per-process policy's rule lookup costs on
-# the fault path, in the style of tests/bench.sh.
+# bench/wall-policy.sh: what the per-process policy's rule lookup costs on
+# the fault path, in the style of bench/wall.sh.
 #
 # One VM run (tests/vm/vng.sh, TCG), in which bench/faultbench.c (read one
 # byte per page of a cached tmpfs file, mapped aligned, at the default
@@ -15,23 +15,20 @@
 #   p16      sixteen rules, none matching (14 comm=, a pid= and a
 #            cgroup=): every call walks all of them
 #   p1m      one comm= rule that matches faultbench, at the default order
-# Stats stay off throughout.  The host prints, and writes to
-# bench/policy.md, per configuration the median fault throughput, its
+# Stats stay off throughout.  The host prints, and writes as a run of
+# bench/runs/, per configuration the median fault throughput, its
 # spread (min..max, and the interquartile range in % of the median) and
 # the ratio of medians to a.
 #
-# Env: MMT_BENCH_ROUNDS (default 5), MMT_BENCH_SECONDS per run (default 4),
-#      MMT_BENCH_MB file size (default 64), MMT_BENCH_POLICY_OUT (default
-#      bench/policy.md), MMT_KERNEL (see vng.sh).
-# Inside the guest this script runs itself as: tests/bench-policy.sh --guest DIR
+# Env: MMT_BENCH_ROUNDS, _SECONDS, _MB and _RUNS (bench/lib.sh), MMT_KERNEL
+#      (see vng.sh).
+# Inside the guest this script runs itself as: bench/wall-policy.sh --guest DIR
 set -uo pipefail
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-ROUNDS=${MMT_BENCH_ROUNDS:-5}
-SECS=${MMT_BENCH_SECONDS:-4}
-MB=${MMT_BENCH_MB:-64}
+. "$TOP/bench/lib.sh"
+# no module, loaded without rules, 1 rule, 16 rules, 1 matching rule
 CONFIGS="a p0 p1 p16 p1m"
-. "$TOP/tests/bench-lib.sh"
 
 # ------------------------------------------------------------------ guest
 guest() {
@@ -75,10 +72,8 @@ if [ "${1:-}" = --guest ]; then
 fi
 
 # ------------------------------------------------------------------- host
-OUT=${MMT_BENCH_POLICY_OUT:-$TOP/bench/policy.md}
-bench_vm "$TOP/tests/bench-policy.sh"
-BENCH_HEAD=$'# mmtune policy-lookup benchmark results\n\nWritten by tests/bench-policy.sh (part of `make bench-wall`).'
-bench_write "$OUT" "policy lookup, kernel $KVER" \
+bench_vm "$TOP/bench/wall-policy.sh"
+bench_write "$(bench_run wall-policy)" "policy lookup, kernel $KVER" \
 	"read faults on a ${MB} MiB cached tmpfs file at the default fault-around order, stats off.
 a: no module; p0: loaded, no rules; p1: one rule, not matching; p16: sixteen rules
 (14 comm=, pid=, cgroup=), none matching; p1m: one matching comm= rule at the default order."

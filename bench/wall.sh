@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# tests/bench.sh (`make bench-wall`): what the fault-path hooks cost, in
-# wall-clock throughput (`make bench` counts instructions: tests/bench-insn.sh).
+# bench/wall.sh (`make bench-wall`): what the fault-path hooks cost, in
+# wall-clock throughput (`make bench` counts instructions: bench/insn.sh).
 #
 # One VM run (tests/vm/vng.sh, TCG), in which a read-fault workload
 # (bench/faultbench.c: read one byte per page of a cached tmpfs file,
@@ -14,22 +14,18 @@
 #   d        bpftrace counting handle_mm_fault and filemap_map_pages
 #            (calls, pages requested) in per-CPU maps, with kprobes
 #   d_kfunc  the same with kfunc (fentry) probes, where bpftrace has them
-# The host then prints, and writes to bench/RESULTS.md, per configuration
+# The host then prints, and writes as a run of bench/runs/, per configuration
 # the median fault throughput, its spread (min..max, and the interquartile
 # range in % of the median) and the ratio of medians to a.
 #
-# Env: MMT_BENCH_ROUNDS (default 5), MMT_BENCH_SECONDS per run (default 4),
-#      MMT_BENCH_MB file size (default 64), MMT_BENCH_OUT (default
-#      bench/RESULTS.md), MMT_KERNEL (see vng.sh).
-# Inside the guest this script runs itself as: tests/bench.sh --guest DIR
+# Env: MMT_BENCH_ROUNDS, _SECONDS, _MB and _RUNS (bench/lib.sh), MMT_KERNEL
+#      (see vng.sh).
+# Inside the guest this script runs itself as: bench/wall.sh --guest DIR
 set -uo pipefail
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-ROUNDS=${MMT_BENCH_ROUNDS:-5}
-SECS=${MMT_BENCH_SECONDS:-4}
-MB=${MMT_BENCH_MB:-64}
 CONFIGS="a b c c_ctr d d_kfunc"
-. "$TOP/tests/bench-lib.sh"
+. "$TOP/bench/lib.sh"
 
 # ------------------------------------------------------------------ guest
 guest() {
@@ -71,10 +67,8 @@ if [ "${1:-}" = --guest ]; then
 fi
 
 # ------------------------------------------------------------------- host
-OUT=${MMT_BENCH_OUT:-$TOP/bench/RESULTS.md}
 command -v bpftrace > /dev/null ||
 	echo "bench: bpftrace not installed (tests/deps/bench.txt; run tests/setup.sh): d will be missing" >&2
-bench_vm "$TOP/tests/bench.sh"
-BENCH_HEAD=$'# mmtune benchmark results\n\nWritten by `make bench-wall` (tests/bench.sh).'
-bench_write "$OUT" "kernel $KVER" \
+bench_vm "$TOP/bench/wall.sh"
+bench_write "$(bench_run wall)" "wall clock, kernel $KVER" \
 	"read faults on a ${MB} MiB cached tmpfs file at the default fault-around order."

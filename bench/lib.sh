@@ -1,8 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# tests/bench-lib.sh: what tests/bench.sh, tests/bench-policy.sh and
-# tests/bench-insn.sh share.
-# Sourced; the caller sets TOP, ROUNDS, SECS, MB and CONFIGS.
+# bench/lib.sh: what bench/wall.sh, bench/wall-policy.sh and
+# bench/insn.sh share.
+# Sourced; the caller sets TOP and CONFIGS, and may set ROUNDS, SECS and
+# MB.  Otherwise (the wall-clock benches) they come from MMT_BENCH_ROUNDS
+# (default 5), MMT_BENCH_SECONDS per run (default 4) and MMT_BENCH_MB, the
+# file's size (default 64).  MMT_BENCH_RUNS: where the runs are written
+# (default bench/runs: bench/results.sh).
 #
 # In the guest: bench_mount_file prepares the cached tmpfs file and prints
 # the "# guest:" line; bench_rounds runs faultbench under each
@@ -11,11 +15,15 @@
 # On the host: bench_vm SCRIPT builds the module and faultbench and runs
 # SCRIPT --guest DIR in one VM (sets $KVER and $dir, the raw lines in
 # $dir/raw.txt; a caller's bench_pre_vm, if defined, runs first and may
-# set BENCH_CPUS and BENCH_QEMU, more qemu arguments); bench_table prints the markdown table of a raw file;
-# bench_write OUT SECTION HEAD puts SECTION into OUT, newest run first.
+# set BENCH_CPUS and BENCH_QEMU, more qemu arguments); bench_table prints
+# the markdown table of a raw file; bench_run names a run's file,
+# bench_write and bench_save write it (bench/runs/, bench/results.sh).
 # BENCH_AWK_SORT: awk's sort(a, n) of a[1..n] (insertion sort), for the
-# awk programs here and in tests/bench-insn-report.sh.
+# awk programs here and in bench/insn-report.sh.
 
+ROUNDS=${ROUNDS:-${MMT_BENCH_ROUNDS:-5}}
+SECS=${SECS:-${MMT_BENCH_SECONDS:-4}}
+MB=${MB:-${MMT_BENCH_MB:-64}}
 BENCH_F=/var/tmp/bench-shm/f
 BENCH_MX=${MMTUNE_CACHE:-/var/cache/mmtune}/matrix	# tests/matrix/lib.sh's MX
 BENCH_AWK_SORT='
@@ -106,7 +114,7 @@ bench_vm() {
 		KVER=$(. "$BENCH_MX/cells/$MMT_BENCH_CELL/cell.env"; echo "$KVER")
 	elif [ -n "${MMT_BENCH_KO:-}" ]; then
 		# another kernel's build of the module, that kernel booted
-		# (MMT_KERNEL, tests/bench-cell.sh)
+		# (MMT_KERNEL, bench/cell.sh)
 		KVER=$(modinfo -F vermagic "$MMT_BENCH_KO" | cut -d' ' -f1)
 	else
 		KVER=$(cd /lib/modules && ls -d 6.1.*[0-9]-amd64 2>/dev/null | sort -V | tail -n 1)
@@ -142,8 +150,8 @@ bench_vm() {
 }
 
 # bench_boot_cell SCRIPT: SCRIPT's guest half as the one suite
-# (tests/bench-guest.sh) of an initramfs of $MMT_BENCH_CELL whose user
-# land is make check-trace's (tests/trace/rootfs.sh: bash, bpftrace),
+# (bench/guest.sh) of an initramfs of $MMT_BENCH_CELL whose user
+# land is make check-trace's (tests/matrix/rootfs-bpftrace.sh: bash, bpftrace),
 # booted by tests/matrix/boot.sh; the console is $dir/raw.txt.  The
 # guest's dmesg is scanned there (tests/matrix/init.sh): not clean, no
 # results.
@@ -151,10 +159,10 @@ bench_boot_cell() {
 	local c=$MMT_BENCH_CELL darch fs
 	# shellcheck disable=SC1090 # written by tests/matrix/fetch.sh, not in the tree
 	darch=$(. "$BENCH_MX/cells/$c/cell.env"; echo "$DEB_ARCH")
-	fs=$("$TOP/tests/trace/rootfs.sh" "$darch" | tail -n 1) || exit 1
+	fs=$("$TOP/tests/matrix/rootfs-bpftrace.sh" "$darch" | tail -n 1) || exit 1
 	MMT_INITRAMFS=$dir/initramfs.cpio MMT_MATRIX_ROOTFS=$fs \
-		MMT_MATRIX_TESTS=$TOP/tests/bench-guest.sh \
-		MMT_MATRIX_FILES="tests/$(basename "$1") tests/bench-lib.sh $dir/faultbench:bench/faultbench" \
+		MMT_MATRIX_TESTS=$TOP/bench/guest.sh \
+		MMT_MATRIX_FILES="bench/$(basename "$1") bench/lib.sh $dir/faultbench:bench/faultbench" \
 		MMT_MATRIX_ENV="MMT_TEST_TIMEOUT=3000
 MMT_BENCH_ROUNDS=$ROUNDS
 MMT_BENCH_SECONDS=$SECS
@@ -211,12 +219,25 @@ bench_table() {
 	}' "$1"
 }
 
-# bench_write OUT TITLE INTRO: a dated section (TITLE, INTRO lines, the
-# table, the raw runs) into OUT after its head (everything before the first
-# dated "## "), newest first; OUT is created with the head HEAD if missing
-# (HEAD from $BENCH_HEAD). Also printed.
+# bench_run NAME: this run's file in the runs directory (MMT_BENCH_RUNS,
+# default bench/runs; bench/results.sh), without its .md:
+# DATE-NAME-KERNEL, or DATE-NAME-KERNEL.N for the day's Nth run of it
+bench_run() {
+	local d=${MMT_BENCH_RUNS:-$TOP/bench/runs} base f n=2
+	mkdir -p "$d"
+	base=$d/$(date -u +%Y-%m-%d)-$1-$KVER
+	f=$base
+	while [ -e "$f.md" ]; do
+		f=$base.$n
+		n=$((n + 1))
+	done
+	echo "$f"
+}
+
+# bench_write RUN TITLE INTRO: a dated section (TITLE, INTRO lines, the
+# table, the raw runs) as the run's file RUN.md (bench_run), printed too.
 bench_write() {
-	local out=$1 title=$2 intro=$3
+	local run=$1 title=$2 intro=$3
 	{
 		echo "## $(date -u +%Y-%m-%d) — $title under TCG ($(grep -m1 '^# guest' "$dir/raw.txt" | sed 's/^# guest: //'))"
 		echo
@@ -225,31 +246,30 @@ bench_write() {
 		echo
 		bench_table "$dir/raw.txt"
 		echo
-		echo '<details><summary>raw runs</summary>'
-		echo
-		echo '```'
-		grep -vE '^mmtune-bench-done' "$dir/raw.txt"
-		echo '```'
-		echo '</details>'
-		echo
+		grep -vE '^mmtune-bench-done' "$dir/raw.txt" | bench_details "raw runs"
 	} > "$dir/section.md"
-	cat "$dir/section.md"
-	bench_insert "$out" "$dir/section.md"
+	bench_save "$run" "$dir/section.md"
 }
 
-# bench_insert OUT SECTION: the file SECTION into OUT after its head
-# (everything before the first dated "## "), newest first; OUT is created
-# with the head $BENCH_HEAD if missing
-bench_insert() {
-	local out=$1 sec=$2
-	if [ -f "$out" ]; then
-		awk -v sec="$sec" '
-			!done && /^## [0-9]/ { while ((getline l < sec) > 0) print l; done = 1 }
-			{ print }
-			END { if (!done) while ((getline l < sec) > 0) print l }' "$out" > "$dir/new.md" &&
-			cp "$dir/new.md" "$out"
-	else
-		{ echo "$BENCH_HEAD"; echo; cat "$sec"; } > "$out"
-	fi
-	echo "# written to $out" >&2
+# bench_details SUMMARY: standard input as a folded code block
+bench_details() {
+	echo "<details><summary>$1</summary>"
+	echo
+	echo '```'
+	cat
+	echo '```'
+	echo '</details>'
+	echo
+}
+
+# bench_save RUN SECTION: SECTION printed and saved as RUN.md, and
+# bench/RESULTS.md (or RESULTS.md beside another runs directory) made
+# again from the runs
+bench_save() {
+	local run=$1 d
+	d=$(dirname "$run")
+	cat "$2"
+	cp "$2" "$run.md"
+	echo "# written to $run.md" >&2
+	"$TOP/bench/results.sh" "$d" "$(dirname "$d")/RESULTS.md"
 }

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# tests/bench-insn-report.sh: the host side of tests/bench-insn.sh (sourced
-# after tests/bench-lib.sh and tests/lib.sh, whose helpers it uses; the
+# bench/insn-report.sh: the host side of bench/insn.sh (sourced
+# after bench/lib.sh and tests/lib.sh, whose helpers it uses; the
 # caller sets TOP, ROUNDS, ORDERS, CONFIGS, PASSES, KVER, dir, wall).
 #
 #   insn_join DIR        CSV seq,round,order,config,faults,pages,user,kernel,
@@ -16,7 +16,7 @@
 #   insn_profile DIR O   per kernel function, instructions per fault of c_ctr
 #                        minus a at order O (markdown)
 #   insn_plot STATS SVG  gnuplot: instructions per fault by order
-#   insn_write OUT SVG   the dated section into OUT (bench_insert)
+#   insn_write RUN       the dated section and plot as RUN.md, RUN.svg (bench_save)
 
 insn_join() {
 	echo "seq,round,order,config,faults,pages,user,kernel,host_ns"
@@ -161,7 +161,7 @@ insn_plot() {
 	command -v gnuplot > /dev/null || { echo "bench-insn: gnuplot not installed (tests/deps/bench.txt): no plot" >&2; return 0; }
 	for cfg in $CONFIGS; do
 		i=$((i + 1))
-		# shellcheck disable=SC2154 # dir: set by the caller (tests/bench-insn.sh)
+		# shellcheck disable=SC2154 # dir: set by the caller (bench/insn.sh)
 		awk -v c="$cfg" 'NR > 1 && $2 == c { print $1, $4 }' "$stats" > "$dir/plot-$cfg.dat"
 		plot="$plot${plot:+, }'$dir/plot-$cfg.dat' using 1:2 with linespoints title '$cfg'"
 	done
@@ -180,27 +180,26 @@ insn_plot() {
 }
 
 insn_write() {
-	local out=$1 svg=$2 o c
+	local run=$1 o c
 	insn_stats "$dir/runs.csv" > "$dir/stats.tsv"
-	insn_plot "$dir/stats.tsv" "$svg"
+	insn_plot "$dir/stats.tsv" "$run.svg"
 	{
 		echo "## $(date -u +%Y-%m-%d) — instructions per fault, kernel $KVER under TCG ($(grep -m1 '^# guest' "$dir/raw.txt" | sed 's/^# guest: //'))"
 		echo
-		echo "Written by tests/bench-insn.sh: guest instructions counted by the TCG plugin"
+		echo "Written by bench/insn.sh: guest instructions counted by the TCG plugin"
 		echo "bench/plugin/insncount.c in faultbench's read loops (1 vCPU, -icount shift=0),"
 		echo "$ROUNDS rounds, configurations interleaved; passes per order: $PASSES over a"
 		echo "${MB} MiB tmpfs file; faults from getrusage.  Ratios are of medians of this"
 		echo "run; spread is (max - min) / median of the runs.  The wall column is the"
 		echo "host's time between the markers per fault, a secondary and noisy figure."
-		# shellcheck disable=SC2154 # wall: set by the caller (tests/bench-insn.sh)
+		# shellcheck disable=SC2154 # wall: set by the caller (bench/insn.sh)
 		echo "VM run: ${wall} s."
 		echo
 		echo "| order | config | runs | insns/fault | spread % | kernel/fault | user/fault | ratio to a | kernel ratio to a | host wall ns/fault (secondary) |"
 		echo "|---|---|---|---|---|---|---|---|---|---|"
 		awk -F'\t' 'NR > 1 { printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 }' "$dir/stats.tsv"
 		echo
-		echo "![instructions per fault by order]($(basename "$svg"))"
-		echo
+		[ -f "$run.svg" ] && { echo "![instructions per fault by order]($(basename "$run").svg)"; echo; }
 		for o in $ORDERS; do
 			[ "$o" = 0 ] && continue
 			for c in c_ctr p1; do
@@ -212,17 +211,7 @@ insn_write() {
 				echo
 			done
 		done
-		echo '<details><summary>raw counts</summary>'
-		echo
-		echo '```'
-		cat "$dir/runs.csv"
-		grep -E '^# ' "$dir/raw.txt"
-		echo '```'
-		echo '</details>'
-		echo
+		{ cat "$dir/runs.csv"; grep -E '^# ' "$dir/raw.txt"; } | bench_details "raw counts"
 	} > "$dir/section.md"
-	cat "$dir/section.md"
-	# shellcheck disable=SC2034 # read by bench_insert (tests/bench-lib.sh)
-	BENCH_HEAD=$'# mmtune benchmark results\n\nWritten by `make bench`; newest run first.'
-	bench_insert "$out" "$dir/section.md"
+	bench_save "$run" "$dir/section.md"
 }

@@ -1,13 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# tests/bench-insn.sh [--short] (`make bench`; --short: `make check-bench`):
+# bench/insn.sh [--short] (`make bench`; --short: `make check-bench`):
 # what the fault-path hooks cost, in guest instructions per fault.
 #
 # Wall-clock figures under TCG follow the host's other load (bench/RESULTS.md
 # saw 15-40 % spreads); the instructions the guest executes do not.  One VM
 # run (tests/vm/vng.sh, 1 vCPU, qemu -icount shift=0 so that guest time,
 # hence the timer tick, follows instructions, not the host) loads the QEMU
-# TCG plugin bench/plugin/insncount.c (built by tests/bench-plugin.sh),
+# TCG plugin bench/plugin/insncount.c (built by bench/build-plugin.sh),
 # which counts the instructions bench/faultbench.c --markers executes in its
 # read loops, user and kernel mode apart.  Per order (fault_around_bytes,
 # the kernel's own knob) and configuration, interleaved and repeated:
@@ -34,14 +34,15 @@
 #   p32     32 rules, none matching (30 comm=, a pid=, a cgroup=)
 #   p32m    32 rules, the last matching (30 comm=, a pid=, comm=faultbench)
 #   d       no module: bpftrace counting faults, fault-around calls and
-#           pages requested with kprobes (tests/bench-lib.sh)
+#           pages requested with kprobes (bench/lib.sh)
 #   d_kfunc the same with kfunc (fentry) probes
 # (every rule at the order under test: the window is what a's is).
 # The host joins the guest's runs (faults from getrusage) with the plugin's
 # counts, prints the table (medians, spread, ratios to a of the same run),
 # a gnuplot SVG and a per-function profile of c_ctr minus a (kernel blocks
-# attributed to the guest's /proc/kallsyms), and writes them to
-# bench/RESULTS.md (bench/insn-per-fault.svg).
+# attributed to the guest's /proc/kallsyms), and writes them with the raw
+# counts as a run of bench/runs/ (bench/results.sh): named insn, or
+# insn-C1+C2... for a run of some of the configurations.
 #
 # --short: orders 0 and 4, configurations a, b, c_ctr; asserts b = a within
 # 0.1 % and c_ctr/a <= 1.02 (kernel and user instructions): a KTAP
@@ -52,11 +53,11 @@
 #      MMT_BENCH_PASSES passes per order (default "0:1 4:4 9:8"),
 #      MMT_BENCH_ORDERS, MMT_BENCH_CONFIGS (override the lists),
 #      MMT_BENCH_BASE_KO (the module of configs c_base and u_base, never a default),
-#      MMT_BENCH_OUT (default bench/RESULTS.md), MMT_BENCH_TOP (profile
+#      MMT_BENCH_RUNS (default bench/runs), MMT_BENCH_TOP (profile
 #      lines, default 15), MMT_BENCH_KEEP=1 (keep the work dir in /tmp),
 #      MMT_KERNEL (see vng.sh), MMT_BENCH_KO (a module built for that
-#      kernel instead of the tree's for 6.1: tests/bench-cell.sh).
-# Inside the guest this script runs itself as: tests/bench-insn.sh --guest DIR
+#      kernel instead of the tree's for 6.1: bench/cell.sh).
+# Inside the guest this script runs itself as: bench/insn.sh --guest DIR
 set -uo pipefail
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -67,15 +68,16 @@ ROUNDS=${MMT_BENCH_ROUNDS:-3}
 MB=${MMT_BENCH_MB:-64}
 SECS=0
 PASSES=${MMT_BENCH_PASSES:-"0:1 4:4 9:8"}
+INSN_ALL="a b c_ctr c_map c u t p1 p1m p32 p32m d d_kfunc"
 if [ "$SHORT" = 1 ]; then
 	ORDERS=${MMT_BENCH_ORDERS:-"0 4"}
 	CONFIGS=${MMT_BENCH_CONFIGS:-"a b c_ctr"}
 else
 	ORDERS=${MMT_BENCH_ORDERS:-"0 4 9"}
-	CONFIGS=${MMT_BENCH_CONFIGS:-"a b c_ctr c_map c u t p1 p1m p32 p32m d d_kfunc"}
+	CONFIGS=${MMT_BENCH_CONFIGS:-$INSN_ALL}
 fi
 export MMT_BENCH_PASSES="$PASSES" MMT_BENCH_ORDERS="$ORDERS" MMT_BENCH_CONFIGS="$CONFIGS"
-. "$TOP/tests/bench-lib.sh"
+. "$TOP/bench/lib.sh"
 
 # ------------------------------------------------------------------ guest
 guest() {
@@ -189,20 +191,26 @@ fi
 
 # ------------------------------------------------------------------- host
 . "$TOP/tests/lib.sh"
-. "$TOP/tests/bench-insn-report.sh"
+. "$TOP/bench/insn-report.sh"
 
 bench_pre_vm() {
-	"$TOP/tests/bench-plugin.sh" "$dir/libinsncount.so" || return 1
+	"$TOP/bench/build-plugin.sh" "$dir/libinsncount.so" || return 1
 	BENCH_CPUS=1
 	BENCH_QEMU="-icount shift=0 -plugin $dir/libinsncount.so,out=$dir/insn.txt,profile=$dir/prof.txt"
 }
 t0=$(date +%s)
-bench_vm "$TOP/tests/bench-insn.sh"
+bench_vm "$TOP/bench/insn.sh"
 wall=$(( $(date +%s) - t0 ))
 insn_join "$dir" > "$dir/runs.csv" || exit 1
 if [ "$SHORT" = 1 ]; then
 	echo "# bench-insn --short: VM run ${wall} s"
 	insn_check "$dir/runs.csv"	# exits (ktap_exit)
 fi
-OUT=${MMT_BENCH_OUT:-$TOP/bench/RESULTS.md}
-insn_write "$OUT" "$TOP/bench/insn-per-fault.svg"
+# the run's name (bench/results.sh): insn for every configuration, else
+# insn-C1+C2... (a, the reference, left out of the name)
+if [ "$CONFIGS" = "$INSN_ALL" ]; then
+	name=insn
+else
+	name=insn-$(printf '%s\n' $CONFIGS | grep -vx a | paste -sd+)
+fi
+insn_write "$(bench_run "$name")"

@@ -1,10 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# tests/bench-real.sh (`make bench-real`): programs Debian ships, at fixed
+# bench/real.sh (`make bench-real`): programs Debian ships, at fixed
 # fault-around orders and under order=auto, in guest instructions per run.
 #
 # One VM run (tests/vm/vng.sh, 1 vCPU, qemu -icount shift=0, the TCG
-# plugin bench/plugin/insncount.c as in tests/bench-insn.sh): each run of
+# plugin bench/plugin/insncount.c as in bench/insn.sh): each run of
 # a workload is bench/markrun.c, which counts every instruction the vCPU
 # executes from before the command's fork to after its exit, user and
 # kernel mode (the whole program, all its processes), on files cached in a
@@ -36,13 +36,12 @@
 # The host prints, per workload, the median instructions per run of each
 # configuration as a ratio to the best fixed order, the spread
 # ((max - min) / median) and the orders auto and held ran at; writes
-# that section into bench/RESULTS.md and the plot
-# bench/real-programs.svg.
+# them, the raw runs and a plot as a run of bench/runs/ (bench/results.sh).
 #
 # Env: MMT_REAL_ORDERS, MMT_REAL_ROUNDS, MMT_REAL_LEARN, MMT_REAL_WORKLOADS
-#      (a subset of the names above), MMT_BENCH_OUT (default
-#      bench/RESULTS.md), MMT_BENCH_KEEP=1 (keep the work dir in /tmp).
-# Inside the guest this script runs itself as: tests/bench-real.sh --guest DIR
+#      (a subset of the names above), MMT_BENCH_RUNS (default
+#      bench/runs), MMT_BENCH_KEEP=1 (keep the work dir in /tmp).
+# Inside the guest this script runs itself as: bench/real.sh --guest DIR
 set -uo pipefail
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -53,7 +52,7 @@ WORKLOADS=${MMT_REAL_WORKLOADS:-"sqlite_scan sqlite_point git_grep python3 cc1 m
 CONFIGS="$ORDERS auto held"
 SECS=0 MB=64
 export MMT_REAL_ORDERS="$ORDERS" MMT_REAL_LEARN="$LEARN" MMT_REAL_WORKLOADS="$WORKLOADS"
-. "$TOP/tests/bench-lib.sh"
+. "$TOP/bench/lib.sh"
 
 # ------------------------------------------------------------------ guest
 W=/var/tmp/real
@@ -208,7 +207,7 @@ done
 make -s -C "$TOP" tools > /dev/null || { echo "bench-real: make tools failed" >&2; exit 1; }
 
 bench_pre_vm() {
-	"$TOP/tests/bench-plugin.sh" "$dir/libinsncount.so" || return 1
+	"$TOP/bench/build-plugin.sh" "$dir/libinsncount.so" || return 1
 	cc -O2 -Wall -o "$dir/markrun" "$TOP/bench/markrun.c" || return 1
 	BENCH_CPUS=1
 	BENCH_QEMU="-icount shift=0 -plugin $dir/libinsncount.so,out=$dir/insn.txt"
@@ -287,14 +286,15 @@ real_plot() {
 # the module's commit, and whether the tree differed from it
 MOD=$(git -C "$TOP" describe --always --dirty=", modified" 2>/dev/null || echo "not a git tree")
 t0=$(date +%s)
-bench_vm "$TOP/tests/bench-real.sh"
+bench_vm "$TOP/bench/real.sh"
 wall=$(( $(date +%s) - t0 ))
 real_join > "$dir/runs.csv" || exit 1
-OUT=${MMT_BENCH_OUT:-$TOP/bench/RESULTS.md}
+run=$(bench_run real)
+real_plot "$dir/runs.csv" "$run.svg" || echo "bench-real: no plot" >&2
 {
 	echo "## $(date -u +%Y-%m-%d) — real programs at fixed orders and order=auto, guest instructions per run under TCG ($(grep -m1 '^# guest' "$dir/raw.txt" | sed 's/^# guest: //'))"
 	echo
-	echo "\`make bench-real\` (tests/bench-real.sh): each run counted whole (all its"
+	echo "\`make bench-real\` (bench/real.sh): each run counted whole (all its"
 	echo "processes, user and kernel mode) by the TCG plugin on a 1-vCPU guest;"
 	echo "$ROUNDS rounds, configurations interleaved; auto learned from $LEARN runs of"
 	echo "each workload first, and pays the usefulness measurement it needs;"
@@ -312,15 +312,7 @@ OUT=${MMT_BENCH_OUT:-$TOP/bench/RESULTS.md}
 	echo
 	real_table "$dir/runs.csv" kernel
 	echo
-	echo '<details><summary>raw runs</summary>'
-	echo
-	echo '```'
-	grep -E '^(# |run )' "$dir/raw.txt"
-	cat "$dir/runs.csv"
-	echo '```'
-	echo '</details>'
-	echo
+	[ -f "$run.svg" ] && { echo "![instructions per run by order]($(basename "$run").svg)"; echo; }
+	{ grep -E '^(# |run )' "$dir/raw.txt"; cat "$dir/runs.csv"; } | bench_details "raw runs"
 } > "$dir/section.md"
-cat "$dir/section.md"
-bench_insert "$OUT" "$dir/section.md"
-real_plot "$dir/runs.csv" "$TOP/bench/real-programs.svg" || echo "bench-real: no plot" >&2
+bench_save "$run" "$dir/section.md"

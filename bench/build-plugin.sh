@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# tests/bench-plugin.sh OUT.so: build bench/plugin/insncount.c (a QEMU TCG
-# plugin) into OUT.so, for tests/bench-insn.sh.
+# bench/build-plugin.sh OUT.so: build bench/plugin/insncount.c (a QEMU TCG
+# plugin) into OUT.so, for bench/insn.sh.
 #
 # The plugin API is one header, include/qemu/qemu-plugin.h, which Debian
 # 12 ships only in its qemu source package.  It is fetched once with

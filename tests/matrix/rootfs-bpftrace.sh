@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# tests/trace/rootfs.sh DEB_ARCH: the user land of make check-trace's
+# tests/matrix/rootfs-bpftrace.sh DEB_ARCH: the user land of make check-trace's
 # foreign-arch guest (tests/check-trace.sh): bookworm's linux-perf, bpftrace,
 # trace-cmd and hyperfine of DEB_ARCH, with the shell and tools the suites
 # were written against, their whole dependency closure resolved by apt with
@@ -11,7 +11,7 @@
 # runs, so nothing of DEB_ARCH has to run on the host). Prints its path:
 # $MMTUNE_CACHE/trace/rootfs-DEB_ARCH, made once per package list.
 set -euo pipefail
-. "$(dirname "${BASH_SOURCE[0]}")/../matrix/lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 darch=${1:?usage: rootfs.sh DEB_ARCH}
 pkgs="dash bash coreutils grep sed mawk findutils perl-base libc-bin procps util-linux kmod"

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# tests/trace/modules.sh CELL: the Debian kernel modules of a matrix cell
+# tests/matrix/modules.sh CELL: the Debian kernel modules of a matrix cell
 # (after tests/matrix/fetch.sh CELL), for a guest that boots that kernel with
 # the host's root file system (tests/vm/vng.sh): virtio, 9p and the rest are
 # modules in Debian's kernels, and fetch.sh keeps only the kernel of its
@@ -16,7 +16,7 @@
 # /lib/modules while its overlay on /lib, started in the background, may
 # not be mounted yet, and then hides it.)
 set -euo pipefail
-. "$(dirname "${BASH_SOURCE[0]}")/../matrix/lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 cell=${1:?usage: modules.sh CELL}
 env=$MX/cells/$cell/cell.env
