@@ -61,28 +61,36 @@ insn_stats() {
 	}' "$1"
 }
 
-# insn_check CSV: b = a within 0.1 % and c_ctr/a <= 1.02 at each order
-# (instruction counts are deterministic: a regression test, not a timing
-# one).  c_ctr is the counters' default: nothing on a fault without
-# fault-around, one callback per fault-around call (bench/RESULTS.md).
+# insn_check CSV: at each order, b = a within 0.1 % and the kernel's
+# instructions per fault relative to a at most INSN_LIMITS' for each
+# configuration there (instruction counts are deterministic: a regression
+# test, not a timing one).  c_ctr is the counters' default: nothing on a
+# fault without fault-around, one callback per fault-around call; p1 and
+# p32 one and 32 policy rules, none matching.  docs/benchmarks.md says
+# which of these are goals met and which hold today's cost.
+INSN_LIMITS="c_ctr:1.02 p1:1.025 p32:1.03"
 insn_check() {
-	local stats o b c
+	local stats o b l c r
 	stats=$(insn_stats "$1")
 	echo "$stats" | column -t >&2
 	ktap_begin "bench-insn --short"
 	for o in $ORDERS; do
-		b=$(echo "$stats" | awk -v o="$o" '$1 == o && $2 == "b" { print $8 }')
-		c=$(echo "$stats" | awk -v o="$o" '$1 == o && $2 == "c_ctr" { print $8 }')
+		b=$(echo "$stats" | awk -v o="$o" '$1 == o && $2 == "b" { print $9 }')
 		if [ -n "$b" ] && awk -v r="$b" 'BEGIN { exit !(r >= 0.999 && r <= 1.001) }'; then
 			ok "order $o: b/a = $b (within 0.1 %)"
 		else
 			fail "order $o: b/a = ${b:-missing} (not within 0.1 %)"
 		fi
-		if [ -n "$c" ] && awk -v r="$c" 'BEGIN { exit !(r <= 1.02) }'; then
-			ok "order $o: c_ctr/a = $c (<= 1.02)"
-		else
-			fail "order $o: c_ctr/a = ${c:-missing} (> 1.02)"
-		fi
+		for l in $INSN_LIMITS; do
+			c=${l%%:*}
+			case " $CONFIGS " in *" $c "*) ;; *) continue ;; esac
+			r=$(echo "$stats" | awk -v o="$o" -v c="$c" '$1 == o && $2 == c { print $9 }')
+			if [ -n "$r" ] && awk -v r="$r" -v m="${l#*:}" 'BEGIN { exit !(r <= m) }'; then
+				ok "order $o: $c/a = $r (<= ${l#*:})"
+			else
+				fail "order $o: $c/a = ${r:-missing} (> ${l#*:})"
+			fi
+		done
 	done
 	ktap_exit
 }
@@ -193,7 +201,7 @@ insn_write() {
 		echo "run; spread is (max - min) / median of the runs.  The wall column is the"
 		echo "host's time between the markers per fault, a secondary and noisy figure."
 		# shellcheck disable=SC2154 # wall: set by the caller (bench/insn.sh)
-		echo "VM run: ${wall} s."
+		echo "VM run: ${wall} s. Module: $(git -C "$TOP" describe --always --dirty=", modified" 2>/dev/null || echo "not a git tree")."
 		echo
 		echo "| order | config | runs | insns/fault | spread % | kernel/fault | user/fault | ratio to a | kernel ratio to a | host wall ns/fault (secondary) |"
 		echo "|---|---|---|---|---|---|---|---|---|---|"

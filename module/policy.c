@@ -109,6 +109,21 @@ static __always_inline struct policy_slot *slot_of_current(void)
 	return &slots[hash_ptr(current, SLOT_BITS)];
 }
 
+/*
+ * The task's slot says @idx.  Written only when it says something else: a
+ * thread that keeps faulting under one rule keeps its slot's line clean,
+ * and a CPU whose task hashes to the same slot (or the task itself, moved
+ * to another CPU) does not have to fetch it again at every fault.
+ */
+static __always_inline void slot_note(unsigned int idx)
+{
+	struct policy_slot *slot = slot_of_current();
+	unsigned long v = (unsigned long)current | idx;
+
+	if (READ_ONCE(slot->v) != v)
+		WRITE_ONCE(slot->v, v);
+}
+
 /* ---- the fault path ---- */
 
 static __always_inline unsigned int rule_order(const struct policy_rule *r)
@@ -116,21 +131,17 @@ static __always_inline unsigned int rule_order(const struct policy_rule *r)
 	return r->is_auto ? READ_ONCE(r->au.order) : r->order;
 }
 
-/* Index of the first rule matching the current task, or set->nr. */
-static __always_inline unsigned int match(const struct policy_set *set)
+/*
+ * Index of the first rule of @set matching the current task, whose
+ * process's name is @comm and whose cgroup is @cg (NULL: looked up if a
+ * cgroup= rule needs it), or set->nr.
+ */
+static __always_inline unsigned int match(const struct policy_set *set,
+					  const u64 *comm, struct cgroup *cg)
 {
 	struct task_struct *t = current;
-	struct cgroup *cg = NULL;
-	u64 comm[COMM_WORDS];
 	unsigned int i;
 
-	/*
-	 * The process's name as ps shows it, the thread-group leader's:
-	 * threads renamed with pthread_setname_np() (a JVM's, tokio's
-	 * workers) fault for the process they belong to, and usefulness
-	 * is kept per process too.
-	 */
-	memcpy(comm, READ_ONCE(t->group_leader)->comm, sizeof(comm));
 	for (i = 0; i < set->nr; i++) {
 		const struct policy_rule *r = &set->rule[i];
 
@@ -154,6 +165,79 @@ static __always_inline unsigned int match(const struct policy_set *set)
 		}
 	}
 	return i;
+}
+
+/*
+ * The match cache.  Which rule a task matches depends on its process's
+ * name, its thread group, its cgroup and the rule set, and none of them
+ * changes from one fault to the next of a running service.  The answer
+ * is kept per CPU, a few entries hashed by thread group, under those
+ * inputs: a fault that finds them unchanged takes the rule without
+ * walking the set (32 rules cost what 3 do).  The cgroup is keyed by its
+ * id, never reused, not by its address; the set by its generation, a
+ * number of its own that cgroup= rules following their path change too
+ * (cgroup_follow_locked).  Sets of MATCH_DIRECT rules or fewer walk: that
+ * is as cheap as a lookup.  Preemption is off in every caller, so an
+ * entry is this CPU's alone.
+ */
+#define MATCH_DIRECT	2
+#define MATCH_WAYS_BITS	2
+
+struct match_ent {
+	u64 comm[COMM_WORDS];
+	const struct pid *tgid;
+	u64 cgid;
+	unsigned long gen;
+	unsigned int idx;
+};
+
+static DEFINE_PER_CPU(struct match_ent[1 << MATCH_WAYS_BITS], match_cache);
+static unsigned long match_gen;		/* the last set's; policy_lock */
+
+/* Index of the first rule of @set matching the current task, or set->nr. */
+static __always_inline unsigned int match_cached(const struct policy_set *set)
+{
+	struct task_struct *t = current;
+	const struct pid *tgid;
+	struct cgroup *cg = NULL;
+	struct match_ent *e;
+	u64 comm[COMM_WORDS];
+	unsigned long gen;
+	u64 cgid = 0;
+
+	/*
+	 * The process's name as ps shows it, the thread-group leader's:
+	 * threads renamed with pthread_setname_np() (a JVM's, tokio's
+	 * workers) fault for the process they belong to, and usefulness
+	 * is kept per process too.  Read once: the answer cached is the
+	 * one for the name and cgroup it is keyed by.
+	 */
+	memcpy(comm, READ_ONCE(t->group_leader)->comm, sizeof(comm));
+	if (set->nr <= MATCH_DIRECT)
+		return match(set, comm, NULL);
+	if (set->nr_cgroup) {
+		cg = task_dfl_cgroup(t);
+		cgid = cgroup_id(cg);
+	}
+	/*
+	 * Once, before the walk: a cgroup= rule that moves to a new cgroup
+	 * while the walk reads the old one changes the generation after an
+	 * RCU grace period, so the walk's answer is never kept under the
+	 * new one.
+	 */
+	gen = READ_ONCE(set->gen);
+	tgid = task_tgid(t);
+	e = this_cpu_ptr(&match_cache[hash_ptr(tgid, MATCH_WAYS_BITS)]);
+	if (e->gen == gen && e->tgid == tgid && e->cgid == cgid &&
+	    e->comm[0] == comm[0] && e->comm[1] == comm[1])
+		return e->idx;
+	e->idx = match(set, comm, cg);
+	e->gen = gen;
+	e->tgid = tgid;
+	e->cgid = cgid;
+	e->comm[0] = comm[0];
+	e->comm[1] = comm[1];
+	return e->idx;
 }
 
 /*
@@ -199,11 +283,11 @@ static void notrace policy_fault_around(struct mmtune_hook_call *c)
 	set = rcu_dereference_sched(policy);
 	if (!set || !vmf)
 		return;
-	idx = match(set);
+	idx = match_cached(set);
 	order = idx < set->nr ? rule_order(&set->rule[idx]) :
 		READ_ONCE(mmtune_fa_base);
 	this_cpu_inc(set->ctr[idx].hits);
-	WRITE_ONCE(slot_of_current()->v, (unsigned long)current | idx);
+	slot_note(idx);
 	c->narrowed = true;
 	c->req_start = start;
 	c->req_end = end;
@@ -230,7 +314,7 @@ void notrace mmtune_policy_window(const struct vm_fault *vmf,
 
 	if (!set)
 		return;
-	idx = match(set);
+	idx = match_cached(set);
 	narrow(vmf, idx < set->nr ? rule_order(&set->rule[idx]) :
 	       READ_ONCE(mmtune_fa_base), start, end);
 }
@@ -287,7 +371,7 @@ void notrace mmtune_policy_untouched(struct mm_struct *mm, unsigned long n)
 	if (!set)
 		return;
 	if (n)
-		this_cpu_add(set->ctr[match(set)].untouched, n);
+		this_cpu_add(set->ctr[match_cached(set)].untouched, n);
 	if (!set->nr_auto || !mmtune_auto_unmapped(mm, n, &id, &p, &u, &runs))
 		return;
 	/* the rule now: a write since may have moved it, or dropped it */
@@ -455,6 +539,7 @@ static int install_locked(struct policy_set *set)
 		mmtune_auto_forget();
 	}
 
+	set->gen = ++match_gen;	/* no cached answer is this set's yet */
 	/* narrowing first, then the kernel's size: never a wider window */
 	rcu_assign_pointer(policy, set);
 	ret = mmtune_fa_raise(set->max_order);
@@ -538,8 +623,11 @@ static bool cgroup_follow_locked(struct policy_set *set)
 		WRITE_ONCE(r->cgrp, cg);
 		r->removed = false;
 	}
-	if (nr_old)
+	if (nr_old) {
 		synchronize_rcu();	/* no fault-around still matching them */
+		/* every fault from here on matches the new cgroups: */
+		WRITE_ONCE(set->gen, ++match_gen);	/* cached answers go */
+	}
 	for (i = 0; i < nr_old; i++)
 		cgroup_put(old[i]);
 	return waiting;

@@ -59,6 +59,8 @@ struct policy_set {
 	unsigned int nr;
 	unsigned int max_order;		/* largest order of a rule */
 	unsigned int nr_auto;		/* rules with order=auto */
+	unsigned int nr_cgroup;		/* cgroup= rules */
+	unsigned long gen;		/* policy.c's match cache; READ_ONCE() */
 	struct policy_ctr __percpu *ctr; /* [0, nr): rules, [nr]: no match */
 	struct policy_rule rule[];
 };

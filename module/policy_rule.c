@@ -276,6 +276,8 @@ void policy_set_account(struct policy_set *set, const struct policy_rule *r)
 {
 	if (r->is_auto)
 		set->nr_auto++;
+	if (r->kind == RULE_CGROUP)
+		set->nr_cgroup++;
 	set->max_order = max(set->max_order, r->is_auto ?
 			     mmtune_max_order() : r->order);
 }

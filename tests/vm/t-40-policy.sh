@@ -210,6 +210,57 @@ else
 	fail "no cgroup2 at $CGR"
 fi
 
+# --- 5b. the match cache: sets of 3 rules or more keep each CPU's last
+# answers under the process's name, thread group, cgroup and the set; a
+# probe that faulted at start-up (its answer kept), then renames itself,
+# or is moved or given a new set before it reads, reads at its new rule's
+# order
+sect "5b. the match cache follows a rename, a cgroup move, a new set"
+# The probe on CPU 0, where its start-up's answer is kept and its reads
+# look; what changes its rules runs on CPU 1, so that the processes it
+# starts do not take the probe's entry over (a walk would answer right)
+PIN="" OTHER=""
+if command -v taskset > /dev/null && taskset -c 0 true 2>/dev/null; then
+	PIN="taskset -c 0"
+	taskset -c 1 true 2>/dev/null && OTHER="taskset -c 1"
+fi
+# cache_run OUT CMD: the probe started, waiting on a FIFO once it has
+# mapped its file; CMD PID run then; the probe's reads in OUT
+cache_run() {
+	local pid
+	rm -f "$WORK/go"
+	mkfifo "$WORK/go"
+	FAULTPROBE_GO=$WORK/go $PIN "$FPM" "$F" > "$1" & pid=$!
+	exec 3> "$WORK/go"	# returns once the probe opened it: started
+	$2 "$pid"
+	exec 3>&-
+	wait "$pid"
+}
+cache_set() {
+	$OTHER env printf '%b' "comm=fpolicy0 order=1\ncomm=mmt-pad1 order=$O3\ncomm=mmt-pad2 order=$O3" > $POL
+}
+cache_move() { echo "$1" > "$CGR/mmt-t40c/cgroup.procs"; }
+O3=$(( MAX < 3 ? MAX : 3 ))
+check "3 rules, fpolicy0's name in none" pwrite "comm=mmt-pad1 order=1\ncomm=mmt-pad2 order=1\ncomm=fpnew order=0"
+FAULTPROBE_RENAME=fpnew $PIN "$FPM" "$F" > "$WORK/m"
+within "renamed fpnew after start-up: its rule's order 0" "$(minflt "$WORK/m")" "$PAGES" 2 16
+if [ "$MAX" -ge 2 ]; then
+	check "3 rules, fpolicy0's the third" pwrite "comm=mmt-pad1 order=$O3\ncomm=mmt-pad2 order=$O3\ncomm=fpolicy0 order=0"
+	cache_run "$WORK/m" cache_set
+	within "a new set after start-up, its rule first: order 1" "$(minflt "$WORK/m")" $((PAGES >> 1)) 2 16
+else
+	skip "a new set after start-up" "max_order $MAX"
+fi
+if grep -q " $CGR cgroup2 " /proc/mounts && mkdir -p "$CGR/mmt-t40c"; then
+	check "3 rules, a cgroup= third" pwrite "comm=mmt-pad1 order=1\ncomm=mmt-pad2 order=1\ncgroup=/mmt-t40c order=0"
+	cache_run "$WORK/m" cache_move
+	within "moved into the cgroup after start-up: order 0" "$(minflt "$WORK/m")" "$PAGES" 2 16
+	pwrite clear > /dev/null
+	rmdir "$CGR/mmt-t40c"
+else
+	fail "no cgroup2 at $CGR for the cgroup move"
+fi
+
 # --- 6. bad rules: EINVAL, nothing changes
 sect "6. bad rules are rejected atomically"
 check "good set" pwrite "comm=fpolicy0 order=2\npid=1 order=3\n"

@@ -12,7 +12,12 @@
  * (PR_SET_NAME, as pthread_setname_np does): a process whose reader is a
  * renamed worker, as a JVM's or tokio's are.  With $FAULTPROBE_HOLD set
  * to a path (a FIFO), it then reads that until EOF before it exits, its
- * mapping still there: a process that lives on after its reads.
+ * mapping still there: a process that lives on after its reads.  With
+ * $FAULTPROBE_GO set to a FIFO, it reads that until EOF before its loop:
+ * a process that has run (and faulted) for a while, whose cgroup or rules
+ * a test changes before it reads.  With $FAULTPROBE_RENAME, the process
+ * renames itself (PR_SET_NAME on its main thread: the name ps shows) just
+ * before its loop.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -44,6 +49,22 @@ static void *read_loop(void *arg)
 		sum += l->p[i * l->psz];
 	l->sum = sum;
 	return NULL;
+}
+
+/* Read the FIFO named by $@env, if set, until EOF. */
+static void drain(const char *env)
+{
+	const char *path = getenv(env);
+	char buf[64];
+	int h;
+
+	if (!path)
+		return;
+	h = open(path, O_RDONLY);
+	while (h >= 0 && read(h, buf, sizeof(buf)) > 0)
+		;
+	if (h >= 0)
+		close(h);
 }
 
 int main(int argc, char **argv)
@@ -86,6 +107,9 @@ int main(int argc, char **argv)
 	}
 	l.p = p;
 	l.pages = pages;
+	drain("FAULTPROBE_GO");
+	if (getenv("FAULTPROBE_RENAME"))
+		prctl(PR_SET_NAME, getenv("FAULTPROBE_RENAME"), 0, 0, 0);
 	getrusage(RUSAGE_SELF, &r0);
 	if (!l.name)
 		read_loop(&l);
@@ -98,12 +122,6 @@ int main(int argc, char **argv)
 	printf("pages %zu minflt %ld majflt %ld\n", pages,
 	       r1.ru_minflt - r0.ru_minflt, r1.ru_majflt - r0.ru_majflt);
 	fflush(stdout);
-	if (getenv("FAULTPROBE_HOLD")) {
-		char buf[64];
-		int h = open(getenv("FAULTPROBE_HOLD"), O_RDONLY);
-
-		while (h >= 0 && read(h, buf, sizeof(buf)) > 0)
-			;
-	}
+	drain("FAULTPROBE_HOLD");
 	return 0;
 }
