@@ -18,6 +18,10 @@
 #   insn_plot STATS SVG  gnuplot: instructions per fault by order
 #   insn_write RUN       the dated section and plot as RUN.md, RUN.svg (bench_save)
 
+# the module's commit, and whether the tree differed from it, as the run
+# starts (this file is sourced before the VM boots)
+INSN_MOD=$(git -C "$TOP" describe --always --dirty=", modified" 2>/dev/null || echo "not a git tree")
+
 insn_join() {
 	echo "seq,round,order,config,faults,pages,user,kernel,host_ns"
 	awk 'FNR == NR { if ($1 == "emit") { u[$2] = $6; k[$2] = $8; ns[$2] = $10 }; next }
@@ -201,7 +205,7 @@ insn_write() {
 		echo "run; spread is (max - min) / median of the runs.  The wall column is the"
 		echo "host's time between the markers per fault, a secondary and noisy figure."
 		# shellcheck disable=SC2154 # wall: set by the caller (bench/insn.sh)
-		echo "VM run: ${wall} s. Module: $(git -C "$TOP" describe --always --dirty=", modified" 2>/dev/null || echo "not a git tree")."
+		echo "VM run: ${wall} s. Module: $INSN_MOD."
 		echo
 		echo "| order | config | runs | insns/fault | spread % | kernel/fault | user/fault | ratio to a | kernel ratio to a | host wall ns/fault (secondary) |"
 		echo "|---|---|---|---|---|---|---|---|---|---|"
