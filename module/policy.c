@@ -174,25 +174,15 @@ static __always_inline unsigned int match(const struct policy_set *set,
  * is kept per CPU, a few entries hashed by thread group, under those
  * inputs: a fault that finds them unchanged takes the rule without
  * walking the set (32 rules cost what 3 do).  The cgroup is keyed by its
- * id, never reused, not by its address; the set by its generation, a
- * number of its own that cgroup= rules following their path change too
- * (cgroup_follow_locked).  Sets of MATCH_DIRECT rules or fewer walk: that
- * is as cheap as a lookup.  Preemption is off in every caller, so an
- * entry is this CPU's alone.
+ * id, never reused, not by its address.  Each set has a cache of its own
+ * (a new set starts empty) and a generation that cgroup= rules following
+ * their path change (cgroup_follow_locked).  Sets of MATCH_DIRECT rules
+ * or fewer walk: that is as cheap as a lookup.  Preemption is off in
+ * every caller, so an entry is this CPU's alone.
  */
 #define MATCH_DIRECT	2
-#define MATCH_WAYS_BITS	2
 
-struct match_ent {
-	u64 comm[COMM_WORDS];
-	const struct pid *tgid;
-	u64 cgid;
-	unsigned long gen;
-	unsigned int idx;
-};
-
-static DEFINE_PER_CPU(struct match_ent[1 << MATCH_WAYS_BITS], match_cache);
-static unsigned long match_gen;		/* the last set's; policy_lock */
+static unsigned long match_gen;		/* the last one given; policy_lock */
 
 /* Index of the first rule of @set matching the current task, or set->nr. */
 static __always_inline unsigned int match_cached(const struct policy_set *set)
@@ -200,7 +190,7 @@ static __always_inline unsigned int match_cached(const struct policy_set *set)
 	struct task_struct *t = current;
 	const struct pid *tgid;
 	struct cgroup *cg = NULL;
-	struct match_ent *e;
+	struct policy_match_ent *e;
 	u64 comm[COMM_WORDS];
 	unsigned long gen;
 	u64 cgid = 0;
@@ -227,7 +217,7 @@ static __always_inline unsigned int match_cached(const struct policy_set *set)
 	 */
 	gen = READ_ONCE(set->gen);
 	tgid = task_tgid(t);
-	e = this_cpu_ptr(&match_cache[hash_ptr(tgid, MATCH_WAYS_BITS)]);
+	e = &this_cpu_ptr(set->cache)->ent[hash_ptr(tgid, POLICY_MATCH_BITS)];
 	if (e->gen == gen && e->tgid == tgid && e->cgid == cgid &&
 	    e->comm[0] == comm[0] && e->comm[1] == comm[1])
 		return e->idx;
@@ -742,7 +732,8 @@ static int set_install_locked(struct policy_set *set,
 	if (!ret && !clear) {
 		set->ctr = __alloc_percpu(sizeof(struct policy_ctr) * (set->nr + 1),
 					  __alignof__(struct policy_ctr));
-		if (!set->ctr)
+		set->cache = alloc_percpu(struct policy_match);
+		if (!set->ctr || !set->cache)
 			ret = -ENOMEM;
 	}
 	if (!ret && clear) {

@@ -55,13 +55,35 @@ struct policy_ctr {
 	u64 auto_runs;		/* those processes */
 };
 
+/*
+ * policy.c's match cache, per CPU and per set: the last answers, hashed
+ * by thread group.  Dynamic per-CPU memory, as every per-CPU datum of the
+ * module: a static one is reached PC-relative where the kernel does not
+ * make modules' per-CPU variables weak (s390 from 7.x), and a module's
+ * text is too far from the per-CPU area for that.
+ */
+#define POLICY_MATCH_BITS	2	/* 4 entries a CPU */
+
+struct policy_match_ent {
+	u64 comm[COMM_WORDS];
+	const struct pid *tgid;
+	u64 cgid;
+	unsigned long gen;
+	unsigned int idx;
+};
+
+struct policy_match {
+	struct policy_match_ent ent[1 << POLICY_MATCH_BITS];
+};
+
 struct policy_set {
 	unsigned int nr;
 	unsigned int max_order;		/* largest order of a rule */
 	unsigned int nr_auto;		/* rules with order=auto */
 	unsigned int nr_cgroup;		/* cgroup= rules */
-	unsigned long gen;		/* policy.c's match cache; READ_ONCE() */
+	unsigned long gen;		/* of its match cache; READ_ONCE() */
 	struct policy_ctr __percpu *ctr; /* [0, nr): rules, [nr]: no match */
+	struct policy_match __percpu *cache; /* policy.c's match cache */
 	struct policy_rule rule[];
 };
 

@@ -50,6 +50,7 @@ void policy_set_free(struct policy_set *set)
 	for (i = 0; i < set->nr; i++)
 		policy_rule_free(&set->rule[i]);
 	free_percpu(set->ctr);
+	free_percpu(set->cache);
 	kfree(set);
 }
 
