@@ -319,10 +319,10 @@ EOF
 	else
 		ok "stats --prometheus: unavailable counter left out"
 	fi
-	if awk '/^#/ {next} !/^mmtune_[a-z_]+ [0-9]+$/ {bad = 1} END {exit bad}' "${RUN_DIR:-$WORK}/out"; then
-		ok "stats --prometheus: every sample line is NAME VALUE"
+	if awk '/^#/ {next} !/^mmtune_[a-z_]+({.+})? [0-9.]+$/ {bad = 1} END {exit bad}' "${RUN_DIR:-$WORK}/out"; then
+		ok "stats --prometheus: every sample line is NAME[{LABELS}] VALUE"
 	else
-		fail "stats --prometheus: every sample line is NAME VALUE"
+		fail "stats --prometheus: every sample line is NAME[{LABELS}] VALUE"
 	fi
 	t_rc "stats --prometheus --json" 2 "$CTL" stats --prometheus --json
 	# save: the boot's files, the previous one kept as .bak
@@ -631,6 +631,203 @@ suite_policy_auto() {
 	rm -f "$T/usefulness_enable"
 }
 
+# prom_check FILE [EXPR]: FILE through a real Prometheus parser
+# (python3-prometheus-client's), then what that parser lets through:
+# every line a HELP, a TYPE or a sample (label names and escapes as the
+# format has them); one HELP then one TYPE before a metric's samples,
+# which come together; no untyped metric; counters named _total; no
+# sample twice; a histogram's buckets in order, cumulative, the last +Inf
+# and equal to _count.  Then EXPR holds, with S the samples ({(NAME,
+# LABELS): VALUE}), v(NAME, LABEL=VALUE...) one's value (None if there is
+# none) and names their names.  Silent if it all holds, else why on its
+# last line.
+prom_check() {
+	$PY - "$1" "${2:-True}" <<'EOF' 2>&1
+import math, re, sys
+try:
+    from prometheus_client.parser import text_string_to_metric_families
+except ImportError:
+    sys.exit("no prometheus_client (tests/deps/host.txt: python3-prometheus-client)")
+text = open(sys.argv[1]).read()
+def bad(why):
+    sys.exit(why)
+try:
+    fams = list(text_string_to_metric_families(text))
+except Exception as e:
+    bad("the parser refuses it: %s: %s" % (type(e).__name__, e))
+NAME = r"[a-zA-Z_:][a-zA-Z0-9_:]*"
+LABEL = r'[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\[\\"n])*"'
+helps, types, done, cur = {}, {}, set(), None
+for n, line in enumerate(text.splitlines(), 1):
+    m = re.match(r"# (HELP|TYPE) (%s) (\S.*)$" % NAME, line)
+    if m:
+        kind, name = m.group(1), m.group(2)
+        d = helps if kind == "HELP" else types
+        if name in d or name in done:
+            bad("line %d: a second %s line of %s" % (n, kind, name))
+        if kind == "TYPE" and name not in helps:
+            bad("line %d: %s's TYPE before its HELP" % (n, name))
+        if kind == "HELP" and cur:
+            done.add(cur)
+        d[name] = m.group(3)
+        cur = name
+        continue
+    m = re.match(r"(%s)(\{%s(,%s)*,?\})? \S+$" % (NAME, LABEL, LABEL), line)
+    if not m:
+        bad("line %d: neither HELP, TYPE nor a sample (labels, escapes): %s" % (n, line))
+    s = m.group(1)
+    fam = s if s in types else next((f for f in types if types[f] == "histogram" and
+                                     s in (f + "_bucket", f + "_sum", f + "_count")), None)
+    if fam is None:
+        bad("line %d: %s without a TYPE line before it" % (n, s))
+    if fam != cur:
+        bad("line %d: %s's samples are not together" % (n, fam))
+for name, t in types.items():
+    if t not in ("counter", "gauge", "histogram"):
+        bad("%s: type %s" % (name, t))
+    if t == "counter" and not name.endswith("_total"):
+        bad("counter %s: not named _total" % name)
+S = {}
+for f in fams:
+    if f.type == "unknown" or not f.documentation:
+        bad("%s: no TYPE or no HELP" % f.name)
+    for s in f.samples:
+        k = (s.name, tuple(sorted(s.labels.items())))
+        if k in S:
+            bad("%s%s: twice" % k)
+        S[k] = s.value
+    if f.type != "histogram":
+        continue
+    series = {}
+    for s in f.samples:
+        x = series.setdefault(tuple(sorted((a, b) for a, b in s.labels.items() if a != "le")), [[], None])
+        if s.name.endswith("_bucket"):
+            x[0].append((float(s.labels["le"]), s.value))
+        elif s.name.endswith("_count"):
+            x[1] = s.value
+    for k, (b, count) in series.items():
+        les, vals = [a for a, _ in b], [c for _, c in b]
+        if not b or les != sorted(set(les)) or les[-1] != math.inf:
+            bad("%s%s: buckets out of order or no +Inf: %s" % (f.name, k, les))
+        if vals != sorted(vals):
+            bad("%s%s: buckets not cumulative: %s" % (f.name, k, vals))
+        if count != vals[-1]:
+            bad("%s%s: _count %s, +Inf %s" % (f.name, k, count, vals[-1]))
+def v(name, **labels):
+    return S.get((name, tuple(sorted(labels.items()))))
+names = {k[0] for k in S}
+if not eval("(" + sys.argv[2] + "\n)"):
+    bad("does not hold: %s; got %s" % (sys.argv[2], sorted(S.items())[:40]))
+EOF
+}
+
+# t_prom NAME [EXPR]: $W/out passes prom_check (and EXPR holds)
+t_prom() {
+	local why
+	if why=$(prom_check "$W/out" "${2:-True}"); then ok "$1"; else fail "$1: $(echo "$why" | tail -n 1)"; fi
+}
+
+# stats --prometheus beyond the counters: the orders, the usefulness
+# totals, each policy rule's counters labelled with its text
+# (fixtures/prom/policy: an auto rule, a rule again, a comm with a double
+# quote and a backslash), the latency histogram; what the module does not
+# show left out; the checker itself refuses broken output
+suite_prometheus() {
+	local f
+	fresh
+	cp "$FIX/prom/policy" "$FIX/prom/usefulness" "$FIX/prom/latency" "$T/"
+	run "$CTL" stats --prometheus
+	[ "$RC" = 0 ] && [ ! -s "$W/err" ] && ok "prometheus: exit 0, quiet" || fail "prometheus: exit $RC: $(errline)"
+	cp "$W/out" "$W/prom.good"
+	t_prom "prometheus: the whole output parses, a HELP and a TYPE per metric"
+	t_prom "prometheus: the counters as before" \
+		'v("mmtune_faults_total") == 1200 and "mmtune_fault_around_pages_mapped_total" not in names'
+	t_prom "prometheus: order gauges (base: fault_around_order; kernel: the policy's)" \
+		'v("mmtune_base_order") == 4 and v("mmtune_kernel_order") == 5'
+	t_prom "prometheus: rule hits labelled with the rule's text, the default row" \
+		'v("mmtune_rule_hits_total", rule="default") == 5 and v("mmtune_rule_hits_total", rule="comm=postgres order=0") == 12 and v("mmtune_rule_hits_total", rule="comm=cc1 order=auto") == 1200'
+	t_prom "prometheus: a label with a double quote and a backslash round-trips" \
+		'v("mmtune_rule_hits_total", rule="comm=q\"b\\n order=2") == 3'
+	grep -qxF 'mmtune_rule_hits_total{rule="comm=q\"b\\n order=2"} 3' "$W/out" &&
+		ok "prometheus: the label escaped as the text format wants" ||
+		fail "prometheus: label escape: $(grep -F 'comm=q' "$W/out" | head -n 1)"
+	t_prom "prometheus: pages where counted, none for pages=-" \
+		'v("mmtune_rule_pages_total", rule="comm=cc1 order=auto") == 9600 and v("mmtune_rule_pages_total", rule="default") == 40 and v("mmtune_rule_pages_total", rule="comm=q\"b\\n order=2") is None and v("mmtune_rule_pages_total", rule="pid=1 order=auto") is None'
+	t_prom "prometheus: prefaulted and untouched per rule, where the module shows them" \
+		'v("mmtune_rule_prefaulted_total", rule="comm=cc1 order=auto") == 8400 and v("mmtune_rule_untouched_total", rule="comm=cc1 order=auto") == 1050 and v("mmtune_rule_prefaulted_total", rule="default") == 120 and v("mmtune_rule_untouched_total", rule="default") == 30 and v("mmtune_rule_prefaulted_total", rule="comm=postgres order=0") is None'
+	t_prom "prometheus: an auto rule's learned order and usefulness" \
+		'v("mmtune_rule_auto_order", rule="comm=cc1 order=auto") == 5 and v("mmtune_rule_useful_ratio", rule="comm=cc1 order=auto") == 0.875 and v("mmtune_rule_auto_order", rule="pid=1 order=auto") == 4'
+	t_prom "prometheus: no usefulness before a judgement, no auto order for a fixed rule" \
+		'v("mmtune_rule_useful_ratio", rule="pid=1 order=auto") is None and len([k for k in S if k[0] == "mmtune_rule_auto_order"]) == 2'
+	expect_eq "prometheus: a rule again: one series, the first's" \
+		"$(grep '^mmtune_rule_hits_total{rule="comm=postgres order=0"}' "$W/out")" 'mmtune_rule_hits_total{rule="comm=postgres order=0"} 12'
+	t_prom "prometheus: usefulness totals" \
+		'v("mmtune_usefulness_enable") == 1 and v("mmtune_prefaulted_total") == 8520 and v("mmtune_untouched_total") == 1080'
+	t_prom "prometheus: latency histogram, cumulative buckets (le: a bucket's high in seconds)" \
+		'[v("mmtune_fault_latency_seconds_bucket", kind="fault_around", le=l) for l in ("0.000001024", "0.000002048", "0.000004096", "0.000008192", "+Inf")] == [6, 986, 1030, 1030, 1030]'
+	t_prom "prometheus: latency _count per kind, no _sum (the module keeps none)" \
+		'v("mmtune_fault_latency_seconds_count", kind="fault_around") == 1030 and v("mmtune_fault_latency_seconds_count", kind="no_fault_around") == 20 and v("mmtune_fault_latency_seconds_bucket", kind="no_fault_around", le="0.000004096") == 17 and "mmtune_fault_latency_seconds_sum" not in names'
+	printf 'state: on\nunit: ns\nfault_around_samples: 2\nno_fault_around_samples: 1\n%s\n%s\n' \
+		'35184372088832 70368744177664 1 0' '70368744177664 140737488355328 1 1' >"$T/latency"
+	run "$CTL" stats --prometheus
+	t_prom "prometheus: the last bucket (2^47 ns, and longer) only in +Inf" \
+		'[(s[1], S[s]) for s in sorted(S) if s[0] == "mmtune_fault_latency_seconds_bucket" and ("kind", "fault_around") in s[1]] == [((("kind", "fault_around"), ("le", "+Inf")), 2), ((("kind", "fault_around"), ("le", "70368.744177664")), 1)]'
+
+	# the check refuses what a Prometheus server would not take
+	for f in '/^# TYPE mmtune_rule_hits_total/d:a missing TYPE' \
+		's/q\\"b/q"b/:a bare double quote' \
+		's/^# HELP mmtune_base_order .*/&\n&/:a second HELP' \
+		's/^mmtune_faults_total 1200$//;$a mmtune_faults_total 1200:a metric'\''s samples apart' \
+		's/mmtune_rule_hits_total/mmtune_rule_hits/:a counter without _total' \
+		's/\(kind="fault_around",le="0.000002048"}\) 986/\1 2000/:buckets not cumulative' \
+		's/\(_count{kind="fault_around"}\) 1030/\1 1031/:a _count that is not +Inf'\''s'; do
+		sed "${f%%:*}" "$W/prom.good" | sed '/^$/d' >"$W/prom.bad"
+		if prom_check "$W/prom.bad" >/dev/null; then
+			fail "prometheus: the check refuses ${f#*:}"
+		else
+			ok "prometheus: the check refuses ${f#*:}"
+		fi
+	done
+	sed 's/q\\"b\\\\n/q\\"b\\n/' "$W/prom.good" >"$W/prom.bad"
+	if prom_check "$W/prom.bad" 'v("mmtune_rule_hits_total", rule="comm=q\"b\\n order=2") == 3' >/dev/null; then
+		fail "prometheus: the check refuses a bare backslash"
+	else
+		ok "prometheus: the check refuses a bare backslash"
+	fi
+
+	# what the module does not show is left out, never a 0
+	fresh
+	run "$CTL" stats --prometheus
+	t_prom "prometheus: no policy, no usefulness file: their metrics left out" \
+		'not [n for n in names if n.startswith("mmtune_rule_") or n in ("mmtune_prefaulted_total", "mmtune_untouched_total", "mmtune_usefulness_enable")]'
+	t_prom "prometheus: no policy: the kernel order from info" 'v("mmtune_kernel_order") == 4 and v("mmtune_base_order") == 4'
+	t_prom "prometheus: a kind the module does not tell apart left out" \
+		'v("mmtune_fault_latency_seconds_count", kind="fault_around") == 1024 and not [k for k in S if ("kind", "no_fault_around") in k[1]]'
+	sed 's/^unit: ns$/unit: us/' "$FIX/tree/debugfs/mmtune/latency" >"$T/latency"
+	run "$CTL" stats --prometheus
+	t_prom "prometheus: a latency in another unit than ns left out" \
+		'not [n for n in names if n.startswith("mmtune_fault_latency")] and v("mmtune_faults_total") == 1200'
+	printf 'state: unavailable (PREEMPT_RT: the page table lock sleeps there)\nprefaulted: 0\nuntouched: 0\nuseful: -\n' >"$T/usefulness"
+	printf 'state: unavailable (see info: hook_handle_mm_fault_return)\n' >"$T/latency"
+	rm "$T/stats_enable" "$T/fault_around_order"
+	run "$CTL" stats --prometheus
+	t_prom "prometheus: unavailable usefulness and latency, no stats_enable, no order: left out" \
+		'names == {"mmtune_faults_total", "mmtune_fault_around_calls_total", "mmtune_fault_around_pages_requested_total", "mmtune_kernel_order"}'
+	fresh
+	rm "$T/latency"
+	printf 'state: off\nprefaulted: 7\nuntouched: 2\nuseful: 71.4%%\n' >"$T/usefulness"
+	run "$CTL" stats --prometheus
+	t_prom "prometheus: no latency file: no histogram; usefulness off: its counts" \
+		'not [n for n in names if n.startswith("mmtune_fault_latency")] and v("mmtune_usefulness_enable") == 0 and v("mmtune_prefaulted_total") == 7'
+	printf '# rules 1/32\ncomm=a\n' >"$T/policy"
+	run "$CTL" stats --prometheus
+	[ "$RC" = 0 ] && grep -q "note: the policy's metrics are left out" "$W/err" &&
+		ok "prometheus: an unreadable policy: left out, a note, exit 0" ||
+		fail "prometheus: unreadable policy: exit $RC: $(errline)"
+	t_prom "prometheus: an unreadable policy: the rest still there" \
+		'v("mmtune_faults_total") == 1200 and not [n for n in names if n.startswith("mmtune_rule_")]'
+}
+
 suite_perm() {
 	if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null; then
 		skip "unprivileged: needs root and setpriv"
@@ -797,13 +994,14 @@ run_suites() {
 	suite_kernel
 	suite_policy
 	suite_policy_auto
+	suite_prometheus
 	suite_perm
 	suite_plane
 }
 
 # tests/host/run.sh SUITE...: those suites alone, on the plain build (no
 # sanitizer pass, install, build flags, man pages or fuzzing)
-HOST_SUITES="unit usage module kernel policy policy_auto perm plane abi_doc results"
+HOST_SUITES="unit usage module kernel policy policy_auto prometheus perm plane abi_doc results"
 if [ $# -gt 0 ]; then
 	for s in "$@"; do
 		case " $HOST_SUITES " in

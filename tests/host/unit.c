@@ -76,7 +76,7 @@ static const char *ctr(char *buf, size_t len, int seen, unsigned long long v)
 /* A rule's fields, and the order it gives now (mmt_prule_order). */
 static void print_prule(const struct mmt_prule *r)
 {
-	char b[2 + MMT_PA_NR][32];
+	char b[2 + MMT_PA_NR][32], pu[2][32];
 	const char *t[2 + MMT_PA_NR];
 	int i;
 
@@ -86,6 +86,10 @@ static void print_prule(const struct mmt_prule *r)
 		t[2 + i] = ctr(b[2 + i], sizeof(b[2 + i]), r->au_seen & 1 << i, r->au[i]);
 	printf("%s order=%s hits=%s pages=%s%s", r->match[0] ? r->match : "(no rule)", r->order,
 	       t[0], t[1], r->exited ? " exited" : "");
+	if (r->has_prefaulted || r->has_untouched)
+		printf(" prefaulted=%s untouched=%s",
+		       ctr(pu[0], sizeof(pu[0]), r->has_prefaulted, r->prefaulted),
+		       ctr(pu[1], sizeof(pu[1]), r->has_untouched, r->untouched));
 	if (r->au_seen || r->useful >= 0)
 		printf(" auto_order=%s raised=%s lowered=%s learned=%s useful=%d",
 		       t[2 + MMT_PA_ORDER], t[2 + MMT_PA_RAISED], t[2 + MMT_PA_LOWERED],
@@ -303,6 +307,51 @@ static void cg_kill_selftest(void)
 	      alive ? "still alive" : mmt_errmsg());
 }
 
+/* Prometheus label values: the three escapes, UTF-8 kept, other bytes as U+FFFD. */
+static void prom_selftest(void)
+{
+	static const struct { const char *in, *want, *name; } E[] = {
+		{ "comm=a order=1", "comm=a order=1", "plain" },
+		{ "q\"b\\s\nnl", "q\\\"b\\\\s\\nnl", "quote, backslash, newline" },
+		{ "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+		  "UTF-8 kept" },
+		{ "a\xff" "b", "a\xef\xbf\xbd" "b", "a stray byte" },
+		{ "a\xc3", "a\xef\xbf\xbd", "a sequence cut at the end" },
+		{ "\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd", "an overlong form" },
+		{ "\xed\xa0\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd", "a UTF-16 surrogate" },
+		{ "", "", "empty" },
+	};
+	char buf[64], name[96];
+	size_t i, n;
+
+	for (i = 0; i < sizeof(E) / sizeof(E[0]); i++) {
+		n = mmt_prom_escape(buf, sizeof(buf), E[i].in);
+		snprintf(name, sizeof(name), "prom_escape: %s", E[i].name);
+		check(name, n == strlen(E[i].want) && !strcmp(buf, E[i].want), buf);
+	}
+	n = mmt_prom_escape(buf, 4, "a\"bcd");
+	check("prom_escape truncates", n == 6 && !strcmp(buf, "a\\\""), buf);
+	check("prom_escape sizing", mmt_prom_escape(NULL, 0, "\n") == 2, "wrong size");
+	check("prom_escape NULL", mmt_prom_escape(buf, sizeof(buf), NULL) == 0 && !buf[0], buf);
+}
+
+/* JSON strings, the JSON writer and Prometheus label values. */
+static void escape_selftest(void)
+{
+	char buf[64];
+	size_t n;
+
+	n = mmt_json_escape(buf, sizeof(buf), "a\"b\\c\n\t\x01\x7f\xc3");
+	check("json_escape", n == strlen(buf) &&
+	      !strcmp(buf, "\"a\\\"b\\\\c\\n\\t\\u0001\\u007f\\u00c3\""), buf);
+	n = mmt_json_escape(buf, 4, "abcdef");
+	check("json_escape truncates", n == 8 && !strcmp(buf, "\"ab"), buf);
+	n = mmt_json_escape(NULL, 0, "ab");
+	check("json_escape sizing", n == 4, "wrong size");
+	jsonw_selftest();
+	prom_selftest();
+}
+
 static void selftest(void)
 {
 	struct { const char *s; long min, max; int ok; long want; } L[] = {
@@ -318,7 +367,7 @@ static void selftest(void)
 	char buf[256], name[128];
 	struct mmt_kv kv[4];
 	unsigned long long u;
-	size_t i, n;
+	size_t i;
 	long v;
 
 	for (i = 0; i < sizeof(L) / sizeof(L[0]); i++) {
@@ -337,14 +386,7 @@ static void selftest(void)
 	check("parse_u64 sign", mmt_parse_u64("-1", &u) == MMT_EINVAL, "accepted");
 	check("parse_u64 empty", mmt_parse_u64("", &u) == MMT_EINVAL, "accepted");
 
-	n = mmt_json_escape(buf, sizeof(buf), "a\"b\\c\n\t\x01\x7f\xc3");
-	check("json_escape", n == strlen(buf) &&
-	      !strcmp(buf, "\"a\\\"b\\\\c\\n\\t\\u0001\\u007f\\u00c3\""), buf);
-	n = mmt_json_escape(buf, 4, "abcdef");
-	check("json_escape truncates", n == 8 && !strcmp(buf, "\"ab"), buf);
-	n = mmt_json_escape(NULL, 0, "ab");
-	check("json_escape sizing", n == 4, "wrong size");
-	jsonw_selftest();
+	escape_selftest();
 
 	check("parse_info empty", mmt_parse_info("", 0, kv, 4) == 0, "not 0");
 	check("parse_info NULL", mmt_parse_info(NULL, 0, kv, 4) == 0, "not 0");

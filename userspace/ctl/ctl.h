@@ -105,6 +105,13 @@ void out_value(struct out *o, const char *key, const char *v);
 /* JSON only: an array's string element. */
 void out_item(struct out *o, const char *s);
 
+/*
+ * prom.c: stats --prometheus, the counters (kv, n), stats_enable (sen)
+ * and what other files hold; buf: BUFSZ bytes to read into.  0 or an
+ * exit code.
+ */
+int print_prometheus(const struct mmt_kv *kv, int n, int sen, char *buf);
+
 /* knob.c: value checks set and pfn_valid share */
 #define PFV_COUNT_MAX	(1 << 24)
 int bench_arg_ok(const char *v);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * mmtunectl stats: the module's counters once (text, JSON with the
- * latency histogram, or Prometheus' text format), or per-interval deltas
- * with --watch.
+ * latency histogram, or Prometheus' text format: prom.c), or
+ * per-interval deltas with --watch.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -13,7 +13,6 @@
 #include <time.h>
 
 #include "ctl.h"
-#include "mmtune_abi.h"
 
 const char stats_optstring[] = "+:jpw:c:rh";
 const struct option stats_opts[] = {
@@ -159,31 +158,6 @@ static int watch(long secs, long count, int json, char *buf, struct mmt_kv *prev
 	return rc;
 }
 
-/*
- * The counters in Prometheus' text exposition format, for node_exporter's
- * textfile collector: mmtune_NAME_total with the HELP of mmtune_abi.h;
- * an unavailable counter is left out (no sample beats a false zero).
- */
-static void print_prometheus(const struct mmt_kv *kv, int n, int sen)
-{
-	unsigned long long u;
-	const char *v;
-	size_t i;
-
-	printf("# HELP mmtune_stats_enable Whether mmtune counts faults (stats_enable)\n"
-	       "# TYPE mmtune_stats_enable gauge\nmmtune_stats_enable %d\n", sen > 0);
-	for (i = 0; mmt_abi_counters[i].name; i++) {
-		const char *name = mmt_abi_counters[i].name;
-
-		v = mmt_kv_get(kv, n, name);
-		if (!v || mmt_parse_u64(v, &u))
-			continue;
-		printf("# HELP mmtune_%s_total %s\n# TYPE mmtune_%s_total counter\n"
-		       "mmtune_%s_total %llu\n", name, mmt_abi_counters[i].help,
-		       name, name, u);
-	}
-}
-
 /* The counters once: "name value" lines (names aligned), or one JSON object. */
 static void show_stats(struct out *o, const struct mmt_kv *kv, int n, int sen, char *buf)
 {
@@ -279,7 +253,7 @@ int do_stats(int argc, char **argv)
 	if (sen == 0 && !a.prom)
 		fprintf(stderr, PROG ": note: counting is off: run '" PROG " set stats_enable 1'\n");
 	if (a.prom) {
-		print_prometheus(kv, n, sen);
+		rc = print_prometheus(kv, n, sen, buf);
 	} else if (a.secs) {
 		rc = watch(a.secs, a.count, a.json, buf, kv, n);
 	} else {

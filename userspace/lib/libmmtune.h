@@ -145,6 +145,14 @@ int mmt_parse_latency(const char *text, size_t len, struct mmt_latency *lat);
 /* Strict unsigned 64-bit parse of a whole string (base 10). */
 int mmt_parse_u64(const char *s, unsigned long long *out);
 
+/*
+ * s as a Prometheus label value (text format): backslash, double quote and
+ * newline escaped, a byte that is not part of valid UTF-8 as U+FFFD; no
+ * quotes around it.  Into buf (NUL-terminated, cut to len); returns the
+ * length it needs (like snprintf).
+ */
+size_t mmt_prom_escape(char *buf, size_t len, const char *s);
+
 /* Write s as a JSON string literal (quoted, escaped; bytes >= 0x80 as \u00XX). */
 void mmt_json_str(FILE *f, const char *s);
 /* Same into buf; returns the length it needs (like snprintf). */
@@ -154,7 +162,8 @@ size_t mmt_json_escape(char *buf, size_t len, const char *s);
  * The module's policy text (module/policy.c; docs/policy.md): "# rules
  * N/MAX", "# kernel order=K", "# default order=D[ hits=H pages=P]", then a
  * line per rule "MATCH order=X #[ exited] hits=H pages=P" ("pages=-" while
- * pages are not counted); an order=auto rule's line goes on with
+ * pages are not counted), then "prefaulted=F untouched=U" once the
+ * usefulness measurement counted for the set; an order=auto rule's line goes on with
  * "auto_order=K raised=R lowered=L learned=N useful=U" (U "-" or like
  * "87.5%").  Unknown words after '#' are skipped; everything after '#' is
  * ignored when the text is written back to the module.
@@ -170,6 +179,8 @@ struct mmt_prule {
 	char order[16];		/* as written: N, default or auto */
 	unsigned long long hits, pages;
 	int has_hits, has_pages, exited;
+	unsigned long long prefaulted, untouched;	/* the usefulness counts */
+	int has_prefaulted, has_untouched;
 	unsigned long long au[MMT_PA_NR];	/* order=auto: the MMT_PA_* fields */
 	int au_seen;		/* bit MMT_PA_*: that field was shown */
 	int useful;		/* useful=: per mille, -1 for '-' or not shown */

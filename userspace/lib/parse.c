@@ -310,6 +310,64 @@ size_t mmt_json_escape(char *buf, size_t len, const char *s)
 	return need;
 }
 
+/* The length of the valid UTF-8 sequence at s (1..4), or 0 if there is none. */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned int cp, n, i;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		n = 2;
+		cp = s[0] & 0x1f;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		n = 3;
+		cp = s[0] & 0x0f;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		n = 4;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)	/* also the string's end */
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	/* overlong forms, UTF-16 surrogates, beyond U+10FFFF */
+	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return n;
+}
+
+size_t mmt_prom_escape(char *buf, size_t len, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	size_t need = 0, step, n, k;
+	const char *e;
+
+	while (*p) {
+		step = n = utf8_len(p);	/* bytes read, bytes written */
+		e = (const char *)p;
+		if (*p == '\\' || *p == '"' || *p == '\n') {
+			e = *p == '\\' ? "\\\\" : *p == '"' ? "\\\"" : "\\n";
+			n = 2;
+		} else if (!n) {
+			e = "\xef\xbf\xbd";	/* U+FFFD: label values are UTF-8 */
+			step = 1;
+			n = 3;
+		}
+		for (k = 0; k < n; k++, need++)
+			if (need + 1 < len)
+				buf[need] = e[k];
+		p += step;
+	}
+	if (len)
+		buf[need < len ? need : len - 1] = '\0';
+	return need;
+}
+
 void mmt_json_str(FILE *f, const char *s)
 {
 	char e[8];

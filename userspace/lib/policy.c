@@ -50,7 +50,7 @@ static int parse_pct(const char *s, int *pm)
 	return 0;
 }
 
-/* An order=auto field into r; other words (prefaulted=, ...) are skipped. */
+/* An order=auto field into r; other words are skipped. */
 static void parse_auto_ctr(const char *tok, struct mmt_prule *r)
 {
 	size_t l;
@@ -65,7 +65,10 @@ static void parse_auto_ctr(const char *tok, struct mmt_prule *r)
 	}
 }
 
-/* "hits=H pages=P" (either may be missing or "-") and auto's fields into r. */
+/*
+ * "hits=H pages=P" (either may be missing or "-"), "prefaulted=F
+ * untouched=U" and auto's fields into r.
+ */
 static void parse_ctrs(char *s, struct mmt_prule *r)
 {
 	char *tok, *save = NULL;
@@ -75,6 +78,10 @@ static void parse_ctrs(char *s, struct mmt_prule *r)
 			r->has_hits = 1;
 		else if (!strncmp(tok, "pages=", 6) && !mmt_parse_u64(tok + 6, &r->pages))
 			r->has_pages = 1;
+		else if (!strncmp(tok, "prefaulted=", 11) && !mmt_parse_u64(tok + 11, &r->prefaulted))
+			r->has_prefaulted = 1;
+		else if (!strncmp(tok, "untouched=", 10) && !mmt_parse_u64(tok + 10, &r->untouched))
+			r->has_untouched = 1;
 		else if (!strcmp(tok, "exited"))
 			r->exited = 1;
 		else
