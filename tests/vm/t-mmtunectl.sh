@@ -175,6 +175,34 @@ else
 fi
 run "$CTL" stats --json
 t_json "stats --json: counters and latency" "d['stats_enable'] is True and d['stats']['faults'] > 0 and (d['latency'] is None or isinstance(d['latency']['buckets'], list))"
+# stats --prometheus against the module's own files: per-rule samples
+# labelled with the rule's text, the orders in force; parsed by
+# prometheus_client where the guest has it
+check "a rule for the metrics" pwrite "comm=mmt-prom order=1"
+run "$CTL" stats --prometheus
+if [ "$RC" = 0 ] && /usr/bin/python3 -c 'import prometheus_client' 2>/dev/null; then
+	if /usr/bin/python3 - "$WORK/out" "$(cat $DBG/mmtune/fault_around_order)" > "$WORK/err" 2>&1 <<-'EOF'
+	import sys
+	from prometheus_client.parser import text_string_to_metric_families as parse
+	s = {(x.name, x.labels.get("rule")): x.value
+	     for f in parse(open(sys.argv[1]).read()) for x in f.samples}
+	assert s[("mmtune_rule_hits_total", "comm=mmt-prom order=1")] == 0, s
+	assert s[("mmtune_rule_hits_total", "default")] > 0, s
+	assert s[("mmtune_base_order", None)] == int(sys.argv[2]), s
+	assert ("mmtune_kernel_order", None) in s, s
+	EOF
+	then
+		ok "stats --prometheus: parsed; the rule's and default's hits, the base order"
+	else
+		fail "stats --prometheus: $(tail -n 1 "$WORK/err")"
+	fi
+elif [ "$RC" = 0 ]; then
+	t_grep "stats --prometheus: the rule's hits labelled" out '^mmtune_rule_hits_total\{rule="comm=mmt-prom order=1"\} 0$'
+	skip "stats --prometheus parsed" "no python3-prometheus-client in the guest"
+else
+	fail "stats --prometheus: exit $RC: $(errline)"
+fi
+pwrite clear > /dev/null
 "$CTL" stats --watch 1 > "$WORK/out" 2> "$WORK/err" &
 wpid=$!
 sleep 2.5
