@@ -182,8 +182,6 @@ static __always_inline unsigned int match(const struct policy_set *set,
  */
 #define MATCH_DIRECT	2
 
-static unsigned long match_gen;		/* the last one given; policy_lock */
-
 /* Index of the first rule of @set matching the current task, or set->nr. */
 static __always_inline unsigned int match_cached(const struct policy_set *set)
 {
@@ -529,7 +527,7 @@ static int install_locked(struct policy_set *set)
 		mmtune_auto_forget();
 	}
 
-	set->gen = ++match_gen;	/* no cached answer is this set's yet */
+	set->gen = 1;		/* its cache's entries, zeroed, are of none */
 	/* narrowing first, then the kernel's size: never a wider window */
 	rcu_assign_pointer(policy, set);
 	ret = mmtune_fa_raise(set->max_order);
@@ -616,7 +614,7 @@ static bool cgroup_follow_locked(struct policy_set *set)
 	if (nr_old) {
 		synchronize_rcu();	/* no fault-around still matching them */
 		/* every fault from here on matches the new cgroups: */
-		WRITE_ONCE(set->gen, ++match_gen);	/* cached answers go */
+		WRITE_ONCE(set->gen, set->gen + 1);	/* cached answers go */
 	}
 	for (i = 0; i < nr_old; i++)
 		cgroup_put(old[i]);
