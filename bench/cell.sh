@@ -4,6 +4,8 @@
 # on the kernel of a matrix cell instead of Debian 12's 6.1, e.g.
 # `bench/cell.sh 7-x86_64` or `bench/cell.sh 6.12-arm64`. Root
 # on Debian 12.
+# bench/cell.sh CELL --real: bench/real.sh (`make bench-real`) there
+# instead, x86_64 cells only (its programs are the host's).
 #
 # The cell is fetched (tests/matrix/fetch.sh) if it never was and its
 # module built (tests/matrix/build.sh: 6.12 and 7.x in the trixie chroot).
@@ -24,8 +26,10 @@ set -euo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$TOP/tests/matrix/lib.sh"
 
-cell=${1:?usage: bench/cell.sh CELL [--short]}
+cell=${1:?usage: bench/cell.sh CELL [--short | --real]}
 shift
+script=insn.sh
+[ "${1:-}" = --real ] && { script=real.sh; shift; }
 # fetched and built under check-matrix's lock, as check-trace does: both
 # build in the cell's directory of the matrix cache
 (
@@ -37,6 +41,7 @@ shift
 . "$MX/cells/$cell/cell.env"
 
 if [ "$BASE_ARCH" != x86_64 ]; then
+	[ "$script" = insn.sh ] || mdie "$cell: --real needs an x86_64 cell"
 	exec env MMT_BENCH_CELL="$cell" MMT_BENCH_CC="$(cross_prefix "$BASE_ARCH")gcc" \
 		"$TOP/bench/insn.sh" "$@"
 fi
@@ -46,4 +51,4 @@ exec unshare --mount --propagation private /bin/sh -ec '
 	mount -t overlay -o "lowerdir=$1:/lib/modules" mmtune-bench /lib/modules
 	shift; exec "$@"' sh "$moddir" \
 	env MMT_KERNEL="/lib/modules/$KVER/vmlinuz" MMT_BENCH_KO="$MX/cells/$cell/mmtune.ko" \
-	"$TOP/bench/insn.sh" "$@"
+	"$TOP/bench/$script" "$@"

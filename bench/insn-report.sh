@@ -214,7 +214,7 @@ insn_write() {
 		[ -f "$run.svg" ] && { echo "![instructions per fault by order]($(basename "$run").svg)"; echo; }
 		for o in $ORDERS; do
 			[ "$o" = 0 ] && continue
-			for c in c_ctr p1 p32; do
+			for c in c_ctr p1 p32 u; do
 				case " $CONFIGS " in *" $c "*) ;; *) continue ;; esac
 				echo "Kernel instructions per fault by function, $c minus a, order $o"
 				echo "(the top ${MMT_BENCH_TOP:-15}; mean of the rounds):"

@@ -168,7 +168,7 @@ guest() {
 						echo "# warning: $c order $o: fault_around_bytes $fab"
 					# the module's text and ftrace/kprobe trampolines, for
 					# the profile (they move between loads)
-					case $c in c|c_ctr|c_map|p1|p32) awk -v s=$((seq + 1)) \
+					case $c in c|c_ctr|c_map|p1|p32|u) awk -v s=$((seq + 1)) \
 						'$2 ~ /^[tT]$/ && NF == 4 { print "msym", s, $1, $3 }' /proc/kallsyms ;;
 					esac
 					run $((++seq)) "$r,$o,$c" "$o"

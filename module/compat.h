@@ -287,11 +287,40 @@ static __always_inline unsigned long mmtune_old_pte(pte_t *pte)
 }
 
 /*
+ * Whether the eight PTE slots from @pte, a cache line, are all empty, in
+ * one test of their raw values (3 instructions a slot on x86_64, not 8;
+ * an empty slot is all zero on x86_64 and arm64, where this is built).
+ */
+static __always_inline bool mmtune_ptes_none8(const pte_t *pte)
+{
+	const pteval_t *w = &pte->pte;
+
+	return !(READ_ONCE(w[0]) | READ_ONCE(w[1]) | READ_ONCE(w[2]) |
+		 READ_ONCE(w[3]) | READ_ONCE(w[4]) | READ_ONCE(w[5]) |
+		 READ_ONCE(w[6]) | READ_ONCE(w[7]));
+}
+
+/*
+ * Whether none of the eight PTE slots from @pte is old: each has the
+ * accessed bit set in its raw value (a slot that is not present has no
+ * old page whatever its bits say).  The bit is one bit on x86_64 and
+ * arm64, so it is set in all eight exactly when it is set in their AND.
+ */
+static __always_inline bool mmtune_ptes_young8(const pte_t *pte)
+{
+	const pteval_t *w = &pte->pte;
+
+	return pte_young(__pte(READ_ONCE(w[0]) & READ_ONCE(w[1]) &
+			       READ_ONCE(w[2]) & READ_ONCE(w[3]) &
+			       READ_ONCE(w[4]) & READ_ONCE(w[5]) &
+			       READ_ONCE(w[6]) & READ_ONCE(w[7])));
+}
+
+/*
  * Old present PTEs of the @nr from @pte.  The zap walks whole tables, and
  * many hold a page or a few (one per table is the sparse case fault-around
- * was argued over): eight empty slots, a cache line, pass in one test of
- * their raw values (3 instructions a slot on x86_64, not 8; an empty slot
- * is all zero on x86_64 and arm64, where this is built).
+ * was argued over), or pages all touched (a reader's): eight empty slots,
+ * or eight young ones, pass in one test.
  */
 static __always_inline unsigned long mmtune_count_old(pte_t *pte,
 						      unsigned long nr)
@@ -299,11 +328,7 @@ static __always_inline unsigned long mmtune_count_old(pte_t *pte,
 	unsigned long n = 0, i, k;
 
 	for (i = 0; i + 8 <= nr; i += 8) {
-		const pteval_t *w = &pte[i].pte;
-
-		if (!(READ_ONCE(w[0]) | READ_ONCE(w[1]) | READ_ONCE(w[2]) |
-		      READ_ONCE(w[3]) | READ_ONCE(w[4]) | READ_ONCE(w[5]) |
-		      READ_ONCE(w[6]) | READ_ONCE(w[7])))
+		if (mmtune_ptes_none8(pte + i) || mmtune_ptes_young8(pte + i))
 			continue;
 		for (k = i; k < i + 8; k++)
 			n += mmtune_old_pte(pte + k);

@@ -180,10 +180,11 @@ static void notrace hook_ftrace_func(unsigned long ip, unsigned long pip,
 	/* per-CPU counters, an RCU-sched read of the rules: see the top */
 	preempt_disable_notrace();
 	/* in slot order, unrolled: a hook call is on the fault path */
-	BUILD_BUG_ON(MMT_HOOK_SLOTS != 3);
+	BUILD_BUG_ON(MMT_HOOK_SLOTS != 4);
 	call_slot(h, MMT_SLOT_POLICY, &c);
 	call_slot(h, MMT_SLOT_TRACE, &c);
 	call_slot(h, MMT_SLOT_STATS, &c);
+	call_slot(h, MMT_SLOT_USEFUL, &c);
 	preempt_enable_notrace();
 }
 

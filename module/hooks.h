@@ -38,12 +38,14 @@ enum mmtune_hook_id {
 /*
  * The users, in the order their callbacks run on one call: the policy
  * narrows filemap_map_pages' window first, the trace event shows the
- * window before and after, the counters see the window the kernel gets.
+ * window before and after, the counters and the usefulness measurement
+ * see the window the kernel gets.
  */
 enum mmtune_hook_slot {
 	MMT_SLOT_POLICY,
 	MMT_SLOT_TRACE,
 	MMT_SLOT_STATS,
+	MMT_SLOT_USEFUL,
 	MMT_HOOK_SLOTS
 };
 

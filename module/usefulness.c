@@ -67,6 +67,7 @@
 #include <linux/pgtable.h>
 #include <linux/sched/clock.h>
 #include <linux/seq_file.h>
+#include <linux/tracepoint.h>
 
 #include "mmtune.h"
 #include "mmtune_abi.h"
@@ -80,6 +81,7 @@ struct useful_pcpu {
 	u64 zaps;		/* unmap_page_range calls on file mappings */
 	u64 unjudged;		/* pages of their ranges past the walk's budget */
 	u64 cut;		/* zaps whose walk the budget cut short */
+	u64 missed;		/* ends seen without their entry's stash */
 };
 
 static struct useful_pcpu __percpu *useful_pcpu;
@@ -112,38 +114,38 @@ static int pending_enable = -1;
 struct mark_data {
 	struct vm_area_struct *vma;
 	pmd_t *pmdp;
+	pmd_t pmd;			/* *@pmdp at entry */
+	pte_t *table;			/* its PTE table then, or NULL */
 	unsigned long start, fault;
 	unsigned int nr;
+	bool had_any;			/* a bit of @had is set */
 	DECLARE_BITMAP(had, MARK_MAX);	/* PTEs not empty at entry */
 };
 
-/* filemap_map_pages(vmf, start_pgoff, end_pgoff): 0 to see its return */
-static int notrace mark_entry(struct kretprobe_instance *ri,
-			      struct pt_regs *regs)
+/*
+ * Into @d, the window filemap_map_pages(@vmf, @first, @last) maps and
+ * which of its PTEs are not empty at the call's entry; false if there is
+ * nothing to mark at its end.
+ */
+static __always_inline bool mark_begin(struct mark_data *d,
+				       struct vm_fault *vmf,
+				       unsigned long first, unsigned long last)
 {
-	struct mark_data *d = (struct mark_data *)ri->data;
-	struct vm_fault *vmf = (struct vm_fault *)mmtune_entry_arg(regs, 0);
-	unsigned long first = mmtune_entry_arg(regs, 1);
-	unsigned long last = mmtune_entry_arg(regs, 2);
 	unsigned long end;
 	unsigned int i;
 	pte_t *pte;
 
-	if (!vmf)
-		return 1;
-	/* the window the call maps: the kernel's, narrowed by the policy */
-	mmtune_policy_window(vmf, &first, &last);
 	if (last < first || last - first >= MARK_MAX ||
 	    first < vmf->vma->vm_pgoff)
-		return 1;
+		return false;
 	if (last == first) {
 		/*
 		 * Order 0 (a rule's, under the raised kernel size): nothing
-		 * is pre-mapped, no return to see; the process still counts
+		 * is pre-mapped, no end to see; the process still counts
 		 * for an auto rule as one that ran at order 0 (auto.c).
 		 */
 		mmtune_policy_prefaulted(vmf->vma->vm_mm, 0);
-		return 1;
+		return false;
 	}
 	d->vma = vmf->vma;
 	d->pmdp = vmf->pmd;
@@ -153,53 +155,197 @@ static int notrace mark_entry(struct kretprobe_instance *ri,
 	end = d->start + ((unsigned long)d->nr << PAGE_SHIFT);
 	/* do_fault_around keeps the window in the faulting page's table */
 	if (((d->start ^ d->fault) | ((end - 1) ^ d->fault)) & PMD_MASK)
-		return 1;
-	bitmap_zero(d->had, d->nr);
-	pte = mmtune_pmd_table(READ_ONCE(*d->pmdp));
-	if (pte) {
-		pte += pte_index(d->start);
-		for (i = 0; i < d->nr; i++)
-			if (!pte_none(ptep_get(pte + i)))
-				__set_bit(i, d->had);
+		return false;
+	/* the words in use only: a memset call costs more than the window */
+	for (i = 0; i < BITS_TO_LONGS(d->nr); i++)
+		d->had[i] = 0;
+	d->had_any = false;
+	d->pmd = READ_ONCE(*d->pmdp);
+	d->table = mmtune_pmd_table(d->pmd);
+	if (!d->table)
+		return true;
+	pte = d->table;
+	pte += pte_index(d->start);
+	/* a window is mostly empty at entry: eight slots a test */
+	for (i = 0; i < d->nr; i++) {
+		if (!(i & 7) && i + 8 <= d->nr && mmtune_ptes_none8(pte + i)) {
+			i += 7;
+			continue;
+		}
+		if (!pte_none(ptep_get(pte + i))) {
+			__set_bit(i, d->had);
+			d->had_any = true;
+		}
 	}
-	return 0;
+	return true;
 }
 
-NOKPROBE_SYMBOL(mark_entry);
-
-/* The window's PTEs filled by the call, but the faulting one's */
-static int notrace mark_return(struct kretprobe_instance *ri,
-			       struct pt_regs *regs)
+/* Make old the present PTEs of slots [@from, @to) not filled at entry */
+static __always_inline unsigned int mark_range(const struct mark_data *d,
+					       pte_t *pte, unsigned long from,
+					       unsigned long to)
 {
-	struct mark_data *d = (struct mark_data *)ri->data;
+	unsigned int n = 0;
+	unsigned long i;
+
+	if (unlikely(d->had_any)) {
+		for (i = from; i < to; i++) {
+			if (test_bit(i, d->had) || !pte_present(ptep_get(pte + i)))
+				continue;
+			mmtune_pte_mkold(d->vma, d->start + i * PAGE_SIZE, pte + i);
+			n++;
+		}
+		return n;
+	}
+	/* the window was empty at entry: each present PTE is the call's */
+	for (i = from; i < to; i++) {
+		if (!pte_present(ptep_get(pte + i)))
+			continue;
+		mmtune_pte_mkold(d->vma, d->start + i * PAGE_SIZE, pte + i);
+		n++;
+	}
+	return n;
+}
+
+/* At the call's end: the window's PTEs it filled, but the faulting one's */
+static __always_inline void mark_end(const struct mark_data *d)
+{
 	pmd_t pmd = READ_ONCE(*d->pmdp);
-	pte_t *pte = mmtune_pmd_table(pmd);
-	unsigned int i, n = 0;
+	/* the table of entry, unless the call put one in (the first fault there) */
+	pte_t *pte = d->table && pmd_same(pmd, d->pmd) ? d->table :
+		     mmtune_pmd_table(pmd);
+	unsigned int n = 0;
+	/* the faulting page's slot: do_fault_around's window holds it */
+	unsigned long fi = min_t(unsigned long, d->nr,
+				 (d->fault - d->start) >> PAGE_SHIFT);
 	spinlock_t *ptl;		/* the table's, as filemap_map_pages took it */
 
 	if (!pte)
-		return 0;
+		return;
 	ptl = pte_lockptr(d->vma->vm_mm, &pmd);
 	spin_lock(ptl);
 	if (pmd_same(pmd, READ_ONCE(*d->pmdp))) {
 		pte += pte_index(d->start);
-		for (i = 0; i < d->nr; i++) {
-			unsigned long addr = d->start + i * PAGE_SIZE;
-
-			if (test_bit(i, d->had) || addr == d->fault ||
-			    !pte_present(ptep_get(pte + i)))
-				continue;
-			mmtune_pte_mkold(d->vma, addr, pte + i);
-			n++;
-		}
+		n = mark_range(d, pte, 0, fi) + mark_range(d, pte, fi + 1, d->nr);
 	}
 	spin_unlock(ptl);
 	this_cpu_add(useful_pcpu->prefaulted, n);
 	mmtune_policy_prefaulted(d->vma->vm_mm, n);
+}
+
+/*
+ * The kretprobe way (kernels without the tracepoint below): entry and
+ * return of filemap_map_pages(vmf, start_pgoff, end_pgoff), 0 to see
+ * its return.  The kretprobe's entry is an ftrace call of its own on the
+ * site the policy and the counters hook: two ops there make ftrace call
+ * arch_ftrace_ops_list_func, which walks every callback, on every call.
+ */
+static int notrace mark_entry(struct kretprobe_instance *ri,
+			      struct pt_regs *regs)
+{
+	struct mark_data *d = (struct mark_data *)ri->data;
+	struct vm_fault *vmf = (struct vm_fault *)mmtune_entry_arg(regs, 0);
+	unsigned long first = mmtune_entry_arg(regs, 1);
+	unsigned long last = mmtune_entry_arg(regs, 2);
+
+	if (!vmf)
+		return 1;
+	/* the window the call maps: the kernel's, narrowed by the policy */
+	mmtune_policy_window(vmf, &first, &last);
+	return mark_begin(d, vmf, first, last) ? 0 : 1;
+}
+
+NOKPROBE_SYMBOL(mark_entry);
+
+static int notrace mark_return(struct kretprobe_instance *ri,
+			       struct pt_regs *regs)
+{
+	mark_end((struct mark_data *)ri->data);
 	return 0;
 }
 
 NOKPROBE_SYMBOL(mark_return);
+
+/*
+ * The tracepoint way.  From 6.11 on, filemap_map_pages ends, when it
+ * mapped anything, with the mm_filemap_map_pages tracepoint, after it
+ * dropped the page table lock: its end, seen for the price of a
+ * tracepoint probe.  The entry is then one more callback of the
+ * filemap_map_pages hook (after the policy's, so it sees the narrowed
+ * window), which stashes the call's window on its CPU for the probe.
+ *
+ * The probe takes the stash only if its task made it and has not been
+ * switched out since (its context-switch counts unchanged): then the
+ * task never left this CPU and no other task's call came between.  Else
+ * the call goes unmarked and counts as missed, as a kretprobe's lost
+ * instance does.  A call that ends early (nothing cached to map) has no
+ * end to see: its stash stays until the CPU's next call overwrites it.
+ */
+struct mark_stash {
+	struct task_struct *owner;	/* NULL: nothing to take */
+	unsigned long switches;		/* owner's nvcsw + nivcsw at entry */
+	struct address_space *mapping;
+	unsigned long first, last;
+	bool marked;			/* mark_begin said yes */
+	struct mark_data d;
+};
+
+static struct mark_stash __percpu *stash;
+static struct tracepoint *map_tp;	/* found at load; NULL: kretprobe */
+
+static __always_inline unsigned long switches_of(const struct task_struct *t)
+{
+	return READ_ONCE(t->nvcsw) + READ_ONCE(t->nivcsw);
+}
+
+static void notrace mark_entry_cb(struct mmtune_hook_call *c)
+{
+	struct mark_stash *s = this_cpu_ptr(stash);
+	struct vm_fault *vmf = (void *)mmtune_fregs_arg(c->fregs, 0);
+
+	s->owner = NULL;
+	if (!vmf)
+		return;
+	s->mapping = vmf->vma->vm_file ? vmf->vma->vm_file->f_mapping : NULL;
+	s->first = mmtune_fregs_arg(c->fregs, 1);
+	s->last = mmtune_fregs_arg(c->fregs, 2);
+	s->marked = mark_begin(&s->d, vmf, s->first, s->last);
+	s->switches = switches_of(current);
+	s->owner = current;
+}
+
+/* mm_filemap_map_pages(mapping, start_pgoff, end_pgoff); preemption off */
+static void notrace mark_probe(void *data, struct address_space *mapping,
+			       pgoff_t first, pgoff_t last)
+{
+	struct mark_stash *s = this_cpu_ptr(stash);
+
+	/* the kernel may have cut @last to the file's end */
+	if (s->owner != current || s->switches != switches_of(current) ||
+	    s->mapping != mapping || s->first != first || last > s->last) {
+		this_cpu_inc(useful_pcpu->missed);
+		return;
+	}
+	s->owner = NULL;
+	if (s->marked)
+		mark_end(&s->d);
+}
+
+#ifdef MMTUNE_HAVE_TP_MAP_PAGES
+/* the probe's prototype, checked against the kernel's own declaration */
+#include <trace/events/filemap.h>
+#define MAP_TP_TYPE_OK							\
+	__builtin_types_compatible_p(typeof(register_trace_mm_filemap_map_pages), \
+				     int (typeof(mark_probe) *, void *))
+#else
+#define MAP_TP_TYPE_OK	0
+#endif
+
+static void map_tp_find(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "mm_filemap_map_pages"))
+		*(struct tracepoint **)priv = tp;
+}
 
 /*
  * The PTE slots one zap may read: preemption is off for the walk (the
@@ -254,10 +400,14 @@ static void notrace zap_cb(struct mmtune_hook_call *c)
 	mmtune_policy_untouched(vma->vm_mm, n);	/* also 0: see auto.c */
 }
 
+/*
+ * .wants and .fn[MMT_HOOK_FAULT_AROUND] are set at enable (useful_way()),
+ * for the tracepoint way or the kretprobe way: a user's callback runs on
+ * every hook it has one for, whoever placed the hook.
+ */
 static struct mmtune_hook_user useful_user = {
 	.name		= "usefulness",
-	.slot		= MMT_SLOT_STATS,
-	.wants		= BIT(MMT_HOOK_MAP_RETURN) | BIT(MMT_HOOK_ZAP),
+	.slot		= MMT_SLOT_USEFUL,
 	.fn		= { [MMT_HOOK_ZAP] = zap_cb },
 	.krp_entry	= mark_entry,
 	.krp_return	= mark_return,
@@ -274,9 +424,59 @@ static void counters_clear(void)
 		memset(per_cpu_ptr(useful_pcpu, cpu), 0, sizeof(struct useful_pcpu));
 }
 
+static bool tp_on;		/* under useful_lock: the tracepoint way is on */
+
+/* Under useful_lock, while off: the hooks and callbacks of one way. */
+static void useful_way(bool tp)
+{
+	useful_user.wants = BIT(MMT_HOOK_ZAP) |
+		(tp ? BIT(MMT_HOOK_FAULT_AROUND) : BIT(MMT_HOOK_MAP_RETURN));
+	useful_user.fn[MMT_HOOK_FAULT_AROUND] = tp ? mark_entry_cb : NULL;
+}
+
 /*
- * Both hooks or neither: marking pages old without judging them (or the
- * reverse) would count nothing true.  A fresh start clears the counts.
+ * The tracepoint way, if the kernel has its tracepoint and the
+ * filemap_map_pages hook reads arguments here: the entry hook first, so
+ * the probe's first call finds a stash.  0 with tp_on false: use the
+ * kretprobe way.
+ */
+static int tp_way_get(void)
+{
+	int ret;
+
+	if (!map_tp || !stash)
+		return 0;
+	useful_way(true);
+	ret = mmtune_hooks_get(&useful_user);
+	if (ret)
+		return ret;
+	if (!mmtune_hook_held(&useful_user, MMT_HOOK_FAULT_AROUND) ||
+	    !mmtune_hooks_args_writable()) {
+		mmtune_hooks_put(&useful_user);
+		return 0;
+	}
+	ret = tracepoint_probe_register(map_tp, (void *)mark_probe, NULL);
+	if (ret) {
+		pr_err("usefulness: cannot register on mm_filemap_map_pages (%d)\n",
+		       ret);
+		mmtune_hooks_put(&useful_user);
+		return ret;
+	}
+	tp_on = true;
+	return 0;
+}
+
+static void tp_way_put(void)
+{
+	tracepoint_probe_unregister(map_tp, (void *)mark_probe, NULL);
+	tracepoint_synchronize_unregister();
+	tp_on = false;
+}
+
+/*
+ * Both ends of filemap_map_pages and the zap hook, or nothing: marking
+ * pages old without judging them (or the reverse) would count nothing
+ * true.  A fresh start clears the counts.
  */
 static int useful_enable_locked(void)
 {
@@ -286,11 +486,17 @@ static int useful_enable_locked(void)
 		return 0;
 	if (!MMTUNE_HAVE_PTE_MKOLD || IS_ENABLED(CONFIG_PREEMPT_RT))
 		return -EOPNOTSUPP;
-	ret = mmtune_hooks_get(&useful_user);
+	ret = tp_way_get();
+	if (!ret && !tp_on) {
+		useful_way(false);
+		ret = mmtune_hooks_get(&useful_user);
+	}
 	if (ret)
 		return ret;
-	if (!mmtune_hook_held(&useful_user, MMT_HOOK_MAP_RETURN) ||
+	if ((!tp_on && !mmtune_hook_held(&useful_user, MMT_HOOK_MAP_RETURN)) ||
 	    !mmtune_hook_held(&useful_user, MMT_HOOK_ZAP)) {
+		if (tp_on)
+			tp_way_put();
 		mmtune_hooks_put(&useful_user);
 		pr_err("usefulness: a hook is unavailable (see info)\n");
 		return -ENODEV;
@@ -310,6 +516,8 @@ static int useful_set_locked(bool on)
 	if (on)
 		return useful_enable_locked();
 	if (useful_on) {
+		if (tp_on)
+			tp_way_put();	/* before the entry hook: see tp_way_get */
 		mmtune_hooks_put(&useful_user);
 		useful_on = false;
 	}
@@ -331,6 +539,7 @@ static void useful_sum(struct useful_pcpu *sum)
 		sum->zaps += READ_ONCE(p->zaps);
 		sum->unjudged += READ_ONCE(p->unjudged);
 		sum->cut += READ_ONCE(p->cut);
+		sum->missed += READ_ONCE(p->missed);
 	}
 }
 
@@ -387,8 +596,8 @@ static int useful_show(struct seq_file *m, void *v)
 	seq_printf(m, "longest_walk: %lu ptes %llu ns\n",
 		   READ_ONCE(walk_max_slots), READ_ONCE(walk_max_ns));
 	if (useful_on) {
-		seq_printf(m, "missed: %lu\n",
-			   mmtune_hook_missed(MMT_HOOK_MAP_RETURN) - missed_from);
+		seq_printf(m, "missed: %llu\n", s.missed + (tp_on ? 0 :
+			   mmtune_hook_missed(MMT_HOOK_MAP_RETURN) - missed_from));
 		seq_printf(m, "reclaim_scanned: %llu\n",
 			   mmtune_kernel_pgscan() - pgscan_from);
 	}
@@ -478,6 +687,12 @@ static int useful_init(struct dentry *dir)
 	useful_pcpu = alloc_percpu(struct useful_pcpu);
 	if (!useful_pcpu)
 		return -ENOMEM;
+	if (MAP_TP_TYPE_OK) {
+		for_each_kernel_tracepoint(map_tp_find, &map_tp);
+		/* without its stash, the kretprobe way */
+		if (map_tp)
+			stash = alloc_percpu(struct mark_stash);
+	}
 	mutex_lock(&useful_lock);
 	useful_state = USEFUL_READY;
 	if (pending_enable > 0)
@@ -487,6 +702,8 @@ static int useful_init(struct dentry *dir)
 	mutex_unlock(&useful_lock);
 	if (ret) {
 		pr_err("cannot apply usefulness_enable=1 at load (%d)\n", ret);
+		free_percpu(stash);
+		stash = NULL;
 		free_percpu(useful_pcpu);
 		useful_pcpu = NULL;
 		return ret;
@@ -502,6 +719,8 @@ static void useful_exit(void)
 	useful_state = USEFUL_GONE;
 	useful_set_locked(false);	/* waits for the hooks' callbacks */
 	mutex_unlock(&useful_lock);
+	free_percpu(stash);
+	stash = NULL;
 	free_percpu(useful_pcpu);
 	useful_pcpu = NULL;
 }
@@ -513,6 +732,11 @@ static void useful_info(struct seq_file *m)
 	seq_printf(m, "usefulness_enable: %d\n", READ_ONCE(useful_on));
 	seq_printf(m, "usefulness: %s\n", absent ? absent : "available");
 	seq_printf(m, "usefulness_max_order: %u\n", mmtune_useful_max_order());
+	/* the way in use, or the one enable tries first */
+	seq_printf(m, "usefulness_end: %s\n",
+		   (READ_ONCE(useful_on) ? READ_ONCE(tp_on) : map_tp && stash) ?
+		   "tracepoint mm_filemap_map_pages" :
+		   "kretprobe filemap_map_pages");
 }
 
 const struct mmtune_feature mmtune_usefulness_feature = {

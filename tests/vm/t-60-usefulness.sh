@@ -31,7 +31,7 @@ trap cleanup EXIT
 
 uf() { sed -n "s/^$1: *//p" $UF; }
 registered() {
-	grep -E 'set_pte_range|do_set_pte' $DBG/kprobes/list 2>/dev/null
+	grep -E 'filemap_map_pages|set_pte_range|do_set_pte' $DBG/kprobes/list 2>/dev/null
 	grep -E '^(unmap_page_range|__zap_vma_range) ' /sys/kernel/tracing/enabled_functions 2>/dev/null
 }
 
@@ -77,9 +77,20 @@ expect_eq "info usefulness_max_order: every order measured" \
 	"$(info usefulness_max_order)" "$(info max_order)"
 check "enable" wr $UE 1
 expect_eq "on" "$(cat $UE) $(cat $UP) $(uf state)" "1 1 on"
-expect_eq "hook_map_pages_return on" "$(info hook_map_pages_return | cut -d' ' -f1)" on
+# filemap_map_pages' end: its closing tracepoint where the kernel has one
+# (6.11+), a kretprobe where not, named in info (docs/policy.md)
+if [ -d /sys/kernel/tracing/events/filemap/mm_filemap_map_pages ]; then
+	expect_eq "its end seen by the kernel's tracepoint" \
+		"$(info usefulness_end)" "tracepoint mm_filemap_map_pages"
+	expect_eq "hook_filemap_map_pages on" "$(info hook_filemap_map_pages | cut -d' ' -f1)" on
+	expect_eq "hook_map_pages_return off" "$(info hook_map_pages_return | cut -d' ' -f1)" off
+else
+	expect_eq "its end seen by a kretprobe" \
+		"$(info usefulness_end)" "kretprobe filemap_map_pages"
+	expect_eq "hook_map_pages_return on" "$(info hook_map_pages_return | cut -d' ' -f1)" on
+fi
 expect_eq "hook_zap on" "$(info hook_zap | cut -d' ' -f1)" on
-[ -n "$(registered)" ] && ok "kretprobe and ftrace hook registered" || fail "nothing registered while on"
+[ -n "$(registered)" ] && ok "hooks registered" || fail "nothing registered while on"
 
 # counts MATCH: "prefaulted untouched" of the policy line of MATCH
 counts() {
@@ -142,7 +153,13 @@ done
 echo clear > $MMT/policy
 
 sect "the whole machine's counts"
-expect_eq "no kretprobe call missed" "$(uf missed)" 0
+# a missed call goes uncounted: no kretprobe instance free, or a task
+# switched out inside filemap_map_pages (the tracepoint's way), which a
+# preemptible kernel (7.x: PREEMPT_LAZY) does now and then
+m=$(uf missed) p=$(uf prefaulted)
+[ "${m:-x}" -le $(( p / 1000 )) ] 2>/dev/null &&
+	ok "calls missed: $m, at most 1 per 1000 pages pre-mapped ($p)" ||
+	fail "calls missed: ${m:-?} for $p pages pre-mapped"
 echo "# usefulness: $(tr '\n' ' ' < $UF)"
 rs=$(uf reclaim_scanned)
 [ "${rs:-x}" = 0 ] && ok "no reclaim during the run: the figures are exact" ||
