@@ -17,9 +17,10 @@
 #   c_map   c_ctr with mapped_enable 1 (pages mapped too: the PTE setter's
 #           hook, a callback per setter call)
 #   c       stats_enable 1, latency_enable 1 (counters and latency)
-#   u       usefulness_enable 1 alone (the measurement mode: a kretprobe
-#           on filemap_map_pages that makes fault-around's extra PTEs old;
-#           its walk at unmap runs outside the markers)
+#   u       usefulness_enable 1 alone (the measurement mode: at the entry
+#           and the end of filemap_map_pages, the kernel's tracepoint from
+#           6.11 or a kretprobe before, fault-around's extra PTEs made
+#           old; its walk at unmap runs outside the markers)
 #   t       c_map with the trace events mmtune:fault_around and
 #           fault_around_mapped enabled, recorded into the ring buffer
 #           (overwrite mode) with no reader: a reader would run between

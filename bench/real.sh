@@ -40,7 +40,8 @@
 #
 # Env: MMT_REAL_ORDERS, MMT_REAL_ROUNDS, MMT_REAL_LEARN, MMT_REAL_WORKLOADS
 #      (a subset of the names above), MMT_BENCH_RUNS (default
-#      bench/runs), MMT_BENCH_KEEP=1 (keep the work dir in /tmp).
+#      bench/runs), MMT_BENCH_KEEP=1 (keep the work dir in /tmp),
+#      MMT_KERNEL and MMT_BENCH_KO (another kernel: bench/cell.sh --real).
 # Inside the guest this script runs itself as: bench/real.sh --guest DIR
 set -uo pipefail
 
@@ -128,7 +129,7 @@ comm_of() {
 
 guest() {
 	local dir=$1 dbg=/sys/kernel/debug mmt=/sys/kernel/debug/mmtune
-	local ko=$TOP/module/mmtune.ko r c w i n seq=0 cfgs rc o p
+	local ko=${MMT_BENCH_KO:-$TOP/module/mmtune.ko} r c w i n seq=0 cfgs rc o p
 	export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 	export TMPDIR=$W
 	mountpoint -q $dbg || mount -t debugfs none $dbg
