@@ -337,6 +337,12 @@ static __always_inline unsigned long mmtune_count_old(pte_t *pte,
 		n += mmtune_old_pte(pte + i);
 	return n;
 }
+#else
+/* nothing is marked here (MMTUNE_HAVE_PTE_MKOLD 0): never called */
+static __always_inline bool mmtune_ptes_none8(const pte_t *pte)
+{
+	return false;
+}
 #endif
 
 /*
