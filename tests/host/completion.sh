@@ -64,6 +64,10 @@ completion_host() {
 	[ "$c" = "--orders --repeat --apply --apply-comm --verbose --json --help --" ] && ok "completion: tune options" || fail "completion: tune: '$c'"
 	c=$(comp mmtunectl run --)
 	[ "$c" = "--order --stats --help --" ] && ok "completion: run options" || fail "completion: run: '$c'"
+	c=$(comp mmtunectl report --)
+	[ "$c" = "--json --help --" ] && ok "completion: report options" || fail "completion: report: '$c'"
+	c=$(comp mmtunectl report -- bas)
+	case " $c " in *" bash "*) ok "completion: report -- completes a command" ;; *) fail "completion: report -- bas: '$c'" ;; esac
 	c=$(comp mmtunectl run --order "")
 	[ "$c" = "$orders" ] && ok "completion: run --order from info" || fail "completion: run --order: '$c'"
 	c=$(comp mmtunectl tune --apply-comm bas)

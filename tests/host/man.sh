@@ -37,7 +37,7 @@ man_host() {
 			ok "man: ${p##*/} .TH date $date: not before the page's last change (${last:-no git}), not after today"
 		fi
 	done
-	for v in status get set stats pfn_valid policy tune run; do
+	for v in status get set stats pfn_valid policy tune run report; do
 		grep -qE "^(\.(B|BR|BI) \"?|\\\\fB)$v" "$US/man/mmtunectl.8" && ok "man: describes $v" || fail "man: no $v"
 	done
 	render "$US/man/mmtunectl.8" | sed -n '/^VERBS/,/^OPTIONS/p' | grep -E '^       [a-z_]+( |$)' | sed 's/^ *//' >"$W/man-heads"

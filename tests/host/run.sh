@@ -985,6 +985,114 @@ suite_results() {
 		fail "results: bench/RESULTS.md is $t lines (over 300)"
 }
 
+# report: the fixture's tree plus policy, usefulness and a latency
+# histogram whose percentiles are worked out by hand below, and a fake
+# /sys/kernel/mm/transparent_hugepage (MMTUNE_SYSFS_THP).
+report_tree() {
+	fresh
+	cp "$FIX/prom/policy" "$FIX/prom/usefulness" "$T/"
+	echo 1 >"$T/usefulness_enable"
+	# faults with fault-around: 100 samples, 50 + 40 + 9 + 1: nearest rank
+	# ceil(p * 100): p50 50th -> 1000, p90 90th -> 2000, p99 99th -> 4000,
+	# p99.9 100th -> 8000.  Without: all 7 in the 2000..4000 bucket: 4000.
+	printf '%s\n' 'state: on' 'unit: ns' 'fault_around_samples: 100' \
+		'no_fault_around_samples: 7' '#  low high fa nofa' \
+		'0 1000 50 0' '1000 2000 40 0' '2000 4000 9 7' '4000 8000 1 0' >"$T/latency"
+	TH=$W/thp
+	rm -rf "$TH"
+	mkdir -p "$TH/hugepages-16kB" "$TH/hugepages-64kB" "$TH/hugepages-2048kB"
+	echo 'always [madvise] never' >"$TH/enabled"
+	echo 'always within_size advise [never] deny force' >"$TH/shmem_enabled"
+	echo 'always inherit madvise [never]' >"$TH/hugepages-16kB/enabled"
+	echo 'always inherit [madvise] never' >"$TH/hugepages-64kB/enabled"
+	echo 'always [inherit] madvise never' >"$TH/hugepages-2048kB/enabled"
+	export MMTUNE_SYSFS_THP=$TH
+}
+
+# rline LABEL: the value of a report text line "  LABEL:   value"
+rline() { sed -n "s/^ *$1: *//p" "$W/out" | head -n 1; }
+
+suite_report() {
+	local s
+	report_tree
+	run "$CTL" report
+	[ "$RC" = 0 ] && [ ! -s "$W/err" ] && ok "report: exit 0, quiet" || fail "report: exit $RC: $(errline)"
+	for s in 'Kernel and configuration' 'mmtune settings and rules' \
+		'Counters now \(absolute values, no command run\)' 'Usefulness' 'Fault latency'; do
+		t_grep "report: section '$s'" out "^$s\$"
+	done
+	expect_eq "report: THP enabled: the bracketed choice" "$(rline 'THP enabled')" madvise
+	expect_eq "report: THP shmem_enabled" "$(rline 'THP shmem_enabled')" never
+	expect_eq "report: anon mTHP sizes not [never], by size" "$(rline 'anon mTHP sizes')" "64kB 2048kB"
+	expect_eq "report: info's max_order" "$(rline max_order)" 9
+	expect_eq "report: info's fault_around_bytes" "$(rline fault_around_bytes)" 65536
+	expect_eq "report: a key info lacks is unavailable" "$(rline ibt)" "unavailable (not in info)"
+	expect_eq "report: usefulness_enable" "$(rline usefulness_enable)" 1
+	t_grep "report: a rule with its counters" out '^  comm=cc1 +auto +1200 +9600 +8400 +1050$'
+	t_grep "report: the default row" out '^  default +4 +5 +40 +120 +30$'
+	t_grep "report: usefulness lines" out '^  useful: +87\.3%$'
+	t_grep "report: the header line says upper bound" out 'upper bound of the histogram bucket'
+	t_grep "report: fault-around percentiles by hand" out '^  fault-around +100 +1000 +2000 +4000 +8000$'
+	t_grep "report: no-fault-around percentiles by hand" out '^  no fault-around +7 +4000 +4000 +4000 +4000$'
+	t_grep "report: absolute counters: the module's faults" out '^  faults +1200$'
+	t_grep "report: absolute counters: pgfault" out '^  pgfault +[0-9]+$'
+
+	run "$CTL" report --json
+	t_json "report --json: the same figures as the text" \
+		'd["kernel"]["thp_enabled"] == "madvise" and d["kernel"]["anon_mthp_sizes"] == ["64kB", "2048kB"] and d["kernel"]["module_info"]["max_order"] == 9 and d["kernel"]["module_info"]["ibt"] is None and d["settings"]["usefulness_enable"] == 1 and d["settings"]["rules"][1] == {"match": "comm=cc1", "order": "auto", "hits": 1200, "pages": 9600, "prefaulted": 8400, "untouched": 1050} and d["usefulness"]["useful"] == "87.3%" and d["latency"]["fault_around"] == {"samples": 100, "p50": 1000, "p90": 2000, "p99": 4000, "p99.9": 8000} and d["latency"]["no_fault_around"]["p50"] == 4000 and d["run"]["command"] is None and d["run"]["values"]["faults"] == 1200'
+	expect_eq "report --json: one document" "$(wc -l <"$W/out")" 1
+
+	run "$CTL" report -- true
+	[ "$RC" = 0 ] && ok "report -- true: exit 0" || fail "report -- true: exit $RC: $(errline)"
+	t_grep "report -- true: the run's section" out '^Run of: true$'
+	t_grep "report -- true: exit status 0" out '^  exit status: +0$'
+	t_grep "report -- true: wall time" out '^  wall time: +[0-9]+\.[0-9]{3} s$'
+	t_grep "report -- true: deltas" out '^  counter +delta$'
+	t_grep "report -- true: pgfault delta" out '^  pgfault +[0-9]+$'
+	t_grep "report -- true: the module's counters did not move" out '^  fault_around_calls +0$'
+	run "$CTL" report -- false
+	[ "$RC" = 0 ] && ok "report -- false: report's own exit 0" || fail "report -- false: exit $RC"
+	t_grep "report -- false: its exit status 1 shown" out '^  exit status: +1$'
+	run "$CTL" report --json -- sh -c 'kill -9 $$'
+	t_json "report --json -- CMD killed: signal 9, exit_status null" \
+		'd["run"]["signal"] == 9 and d["run"]["exit_status"] is None and d["run"]["command"] == ["sh", "-c", "kill -9 $$"] and "pgfault" in d["run"]["deltas"]'
+
+	run "$CTL" report --json -- echo from-cmd
+	t_json "report --json -- echo: stdout one JSON document, exit 0" 'd["run"]["exit_status"] == 0'
+	t_grep "report -- echo: CMD's output on stderr" err '^from-cmd$'
+	t_rc "report -- /nonexistent: refused, exit 2, no report" 2 "$CTL" report -- /nonexistent
+	t_grep "report -- /nonexistent: says why" err "cannot run '/nonexistent'"
+	t_rc "report --: no command, exit 2" 2 "$CTL" report --
+	t_rc "report --bogus: exit 2" 2 "$CTL" report --bogus
+	t_rc "report extra: an operand without --, exit 2" 2 "$CTL" report extra
+	t_out "report --help: usage and the options" "$("$CTL" help report)" "$CTL" report --help
+	t_grep "report --help: --json" out '^  --json '
+
+	# missing files: unavailable (REASON), never 0
+	rm -f "$T/latency" "$T/usefulness" "$T/stats" "$TH/shmem_enabled"
+	run "$CTL" report
+	[ "$RC" = 0 ] && ok "report, files missing: exit 0" || fail "report, files missing: exit $RC: $(errline)"
+	t_grep "report: no shmem_enabled: unavailable" out '^  THP shmem_enabled: +unavailable \(.*shmem_enabled: No such file'
+	expect_eq "report: no latency file: unavailable" \
+		"$(sed -n '/^Fault latency$/{n;p}' "$W/out" | sed 's/ (.*//')" "  unavailable"
+	expect_eq "report: no usefulness file: unavailable" \
+		"$(sed -n '/^Usefulness$/{n;p}' "$W/out" | sed 's/ (.*//')" "  unavailable"
+	t_grep "report: no stats file: unavailable, not 0" out '^  stats: +unavailable \('
+	grep -qE '^  faults ' "$W/out" && fail "report: no stats file: still a faults line" ||
+		ok "report: no stats file: no made-up counter"
+	run "$CTL" report --json
+	t_json "report --json: missing sections are {unavailable: REASON}" \
+		'isinstance(d["latency"]["unavailable"], str) and isinstance(d["usefulness"]["unavailable"], str) and d["kernel"]["thp_shmem_enabled"] is None'
+
+	# without the module: printed, module sections unavailable, exit 1
+	no_module
+	run "$CTL" report
+	[ "$RC" = 1 ] && [ "$(wc -l <"$W/err")" = 1 ] && ok "report without the module: exit 1, one line on stderr" ||
+		fail "report without the module: exit $RC: $(errline)"
+	t_grep "report without the module: the kernel section still there" out '^  THP enabled: +madvise$'
+	unset MMTUNE_SYSFS_THP
+}
+
 run_suites() {
 	CTL=$1/mmtunectl
 	UNIT=$1/unit
@@ -997,11 +1105,12 @@ run_suites() {
 	suite_prometheus
 	suite_perm
 	suite_plane
+	suite_report
 }
 
 # tests/host/run.sh SUITE...: those suites alone, on the plain build (no
 # sanitizer pass, install, build flags, man pages or fuzzing)
-HOST_SUITES="unit usage module kernel policy policy_auto prometheus perm plane abi_doc results"
+HOST_SUITES="unit usage module kernel policy policy_auto prometheus perm plane report abi_doc results"
 if [ $# -gt 0 ]; then
 	for s in "$@"; do
 		case " $HOST_SUITES " in

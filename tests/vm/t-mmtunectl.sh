@@ -202,6 +202,25 @@ elif [ "$RC" = 0 ]; then
 else
 	fail "stats --prometheus: exit $RC: $(errline)"
 fi
+# report against the module: a reader run under the rule, its deltas (the
+# module's fault-around calls moved), the rule's row, the order in force
+run env TMPDIR="$WORK" "$CTL" report --json -- "$MMT_TOP/userspace/mmstress" seq -s 4M -q -F csv
+if [ "$RC" = 0 ] && /usr/bin/python3 - "$WORK/out" "$(cat $DBG/mmtune/fault_around_order)" \
+	> "$WORK/err" 2>&1 <<-'EOF'
+	import json, sys
+	d = json.load(open(sys.argv[1]))
+	assert d["kernel"]["module_info"]["order"] == int(sys.argv[2]), d["kernel"]
+	assert d["run"]["exit_status"] == 0, d["run"]
+	calls = d["run"]["deltas"]["fault_around_calls"]
+	assert calls > 0 if int(sys.argv[2]) > 0 else calls >= 0, d["run"]["deltas"]
+	assert d["run"]["deltas"]["pgfault"] > 0, d["run"]["deltas"]
+	assert any(r["match"] == "comm=mmt-prom" for r in d["settings"]["rules"]), d["settings"]
+	EOF
+then
+	ok "report --json -- mmstress: the run's deltas, the rule, the order in force"
+else
+	fail "report --json: exit $RC: $(tail -n 1 "$WORK/err")"
+fi
 pwrite clear > /dev/null
 "$CTL" stats --watch 1 > "$WORK/out" 2> "$WORK/err" &
 wpid=$!

@@ -52,12 +52,15 @@ int do_policy(int argc, char **argv);
 int do_tune(int argc, char **argv);
 int do_save(int argc, char **argv);
 int do_run(int argc, char **argv);
+int do_report(int argc, char **argv);
 
 extern const char status_optstring[], stats_optstring[], pfn_valid_optstring[];
 extern const char policy_optstring[], tune_optstring[], save_optstring[], run_optstring[];
+extern const char report_optstring[];
 extern const char plain_optstring[];
 extern const struct option status_opts[], stats_opts[], pfn_valid_opts[], policy_opts[];
 extern const struct option tune_opts[], save_opts[], run_opts[], plain_opts[];
+extern const struct option report_opts[];
 
 /* util.c: errors and reads every verb shares (main.c only dispatches) */
 int usage_err(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -102,6 +105,8 @@ void out_uint(struct out *o, const char *key, const char *label, unsigned long l
 void out_bool(struct out *o, const char *key, int v);
 /* JSON only: a number stays a number, "unavailable" is null, else a string. */
 void out_value(struct out *o, const char *key, const char *v);
+/* JSON only: key: v as printf's fmt writes it (a number format). */
+void out_float(struct out *o, const char *key, const char *fmt, double v);
 /* JSON only: an array's string element. */
 void out_item(struct out *o, const char *s);
 

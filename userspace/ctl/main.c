@@ -72,6 +72,12 @@ static const struct cmd cmds[] = {
 	  "Exit status: COMMAND's (128 + a signal); 1 or 2 if run itself failed.\n"
 	  "  --order N        0..max_order (default: the order of processes without a rule)\n"
 	  "  --stats          wall and CPU time, faults and the rule's counters, on stderr\n" },
+	{ "report", do_report, report_optstring, report_opts,
+	  "usage: " PROG " report [--json] [-- COMMAND [ARGS]]",
+	  "A plain-text report for a linux-mm thread or a bug: kernel and THP settings,\n"
+	  "mmtune's knobs and rules, counters (deltas over COMMAND if given, which is\n"
+	  "run and its exit status shown), usefulness, latency percentiles.\n"
+	  "  --json           one JSON object, a member per section\n" },
 	{ "help", do_help, NULL, NULL, "usage: " PROG " help [VERB]", "Show help for " PROG " or for VERB.\n" },
 };
 

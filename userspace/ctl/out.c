@@ -125,6 +125,14 @@ void out_value(struct out *o, const char *key, const char *v)
 		jsonw_string(&o->jw, v);
 }
 
+void out_float(struct out *o, const char *key, const char *fmt, double v)
+{
+	if (!o->json)
+		return;
+	jsonw_name(&o->jw, key);
+	jsonw_float_fmt(&o->jw, fmt, v);
+}
+
 void out_item(struct out *o, const char *s)
 {
 	if (o->json)
