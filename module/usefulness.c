@@ -220,7 +220,8 @@ static __always_inline void mark_end(const struct mark_data *d)
 				 (d->fault - d->start) >> PAGE_SHIFT);
 	spinlock_t *ptl;		/* the table's, as filemap_map_pages took it */
 
-	if (!pte)
+	/* nothing marked here: and no pte_lockptr (ppc64's pmd_page) linked */
+	if (!MMTUNE_HAVE_PTE_MKOLD || !pte)
 		return;
 	ptl = pte_lockptr(d->vma->vm_mm, &pmd);
 	spin_lock(ptl);
