@@ -391,6 +391,25 @@ mmtune_count_old_ptes(struct mm_struct *mm, unsigned long addr, unsigned long en
 	return n;
 }
 
+/* ---- filemap_map_pages' closing tracepoint (usefulness.c) ---- */
+
+/*
+ * mm_filemap_map_pages (6.11) fires at the end of filemap_map_pages when
+ * it mapped anything.  Kbuild defines MMTUNE_HAVE_TP_MAP_PAGES, for
+ * usefulness.o alone (no other file includes an event header here), where
+ * the kernel's headers declare it.  Then whether @probe has the prototype
+ * that declaration registers is known at build time: a kernel that
+ * changed it gets the kretprobe, not a probe called with other arguments.
+ */
+#ifdef MMTUNE_HAVE_TP_MAP_PAGES
+#include <trace/events/filemap.h>
+#define mmtune_map_pages_probe_ok(probe)				\
+	__builtin_types_compatible_p(typeof(register_trace_mm_filemap_map_pages), \
+				     int (typeof(probe) *, void *))
+#else
+#define mmtune_map_pages_probe_ok(probe)	0
+#endif
+
 /* ---- redirecting a traced function (pfn_valid.c's override) ---- */
 
 /*

@@ -332,16 +332,6 @@ static void notrace mark_probe(void *data, struct address_space *mapping,
 		mark_end(&s->d);
 }
 
-#ifdef MMTUNE_HAVE_TP_MAP_PAGES
-/* the probe's prototype, checked against the kernel's own declaration */
-#include <trace/events/filemap.h>
-#define MAP_TP_TYPE_OK							\
-	__builtin_types_compatible_p(typeof(register_trace_mm_filemap_map_pages), \
-				     int (typeof(mark_probe) *, void *))
-#else
-#define MAP_TP_TYPE_OK	0
-#endif
-
 static void map_tp_find(struct tracepoint *tp, void *priv)
 {
 	if (!strcmp(tp->name, "mm_filemap_map_pages"))
@@ -688,7 +678,7 @@ static int useful_init(struct dentry *dir)
 	useful_pcpu = alloc_percpu(struct useful_pcpu);
 	if (!useful_pcpu)
 		return -ENOMEM;
-	if (MAP_TP_TYPE_OK) {
+	if (mmtune_map_pages_probe_ok(mark_probe)) {
 		for_each_kernel_tracepoint(map_tp_find, &map_tp);
 		/* without its stash, the kretprobe way */
 		if (map_tp)

@@ -53,22 +53,13 @@ static const char *thp_dir(void)
 	return e && *e ? e : "/sys/kernel/mm/transparent_hugepage";
 }
 
-/* A whole small file into b; 0, or -1 with the reason in why. */
+/* A whole file into b; 0, or -1 with the reason in why. */
 static int slurp(const char *path, char *b, size_t len, char *why, size_t wl)
 {
-	ssize_t r;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0) {
-		snprintf(why, wl, "%s: %s", path, strerror(errno));
-		return -1;
-	}
-	r = read(fd, b, len - 1);
-	if (r < 0)
-		snprintf(why, wl, "%s: %s", path, strerror(errno));
-	close(fd);
-	b[r < 0 ? 0 : r] = '\0';
-	return r < 0 ? -1 : 0;
+	if (mmt_read_path(path, b, len) >= 0)
+		return 0;
+	snprintf(why, wl, "%s: %s", path, strerror(errno));
+	return -1;
 }
 
 /* The [bracketed] choice of a sysfs mode file into out; 0 or -1 (why). */

@@ -43,6 +43,8 @@ int mmt_module_loaded(void);
 
 /* Read a file of <debugfs>/mmtune/ into buf (NUL-terminated). */
 int mmt_knob_read(const char *knob, char *buf, size_t len);
+/* Read any whole file by path into buf (NUL-terminated): bytes, or -1/errno. */
+long mmt_read_path(const char *path, char *buf, size_t len);
 /* Write value to <debugfs>/mmtune/<knob>; kernel's errno -> MMT_E*. */
 int mmt_knob_write(const char *knob, const char *value);
 

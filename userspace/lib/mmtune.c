@@ -253,7 +253,7 @@ int mmt_errno_to_err(int e, const char *path, const char *value)
 }
 
 /* Read a whole file by path; -1 with errno on failure, else bytes. */
-long mmt__read_path(const char *path, char *buf, size_t len)
+long mmt_read_path(const char *path, char *buf, size_t len)
 {
 	size_t got = 0;
 	int fd;
@@ -362,7 +362,7 @@ long mmt_knob_read_n(const char *knob, char *buf, size_t len)
 	}
 	err = knob_path(p, sizeof(p), knob);
 	if (!err) {
-		r = mmt__read_path(p, buf, len);
+		r = mmt_read_path(p, buf, len);
 		if (r >= 0)
 			return r;
 		err = mmt_errno_to_err(errno, p, NULL);
@@ -477,7 +477,7 @@ int mmt_order_get(int *order, int *via_kernel)
 			return order_from_text(buf, "fault_around_order", order);
 		err = (int)r;
 		param_path(p, sizeof(p));
-		if (debugfs_refused(err) && mmt__read_path(p, buf, sizeof(buf)) >= 0)
+		if (debugfs_refused(err) && mmt_read_path(p, buf, sizeof(buf)) >= 0)
 			return order_from_text(buf, p, order);
 		return err;
 	}
@@ -485,7 +485,7 @@ int mmt_order_get(int *order, int *via_kernel)
 	if (!kp)
 		return mmt__fail(MMT_ENODEBUGFS,
 			"mmtune module is not loaded and debugfs is not mounted: run 'modprobe mmtune' or 'mount -t debugfs none /sys/kernel/debug'");
-	if (mmt__read_path(kp, buf, sizeof(buf)) < 0) {
+	if (mmt_read_path(kp, buf, sizeof(buf)) < 0) {
 		err = mmt_errno_to_err(errno, kp, NULL);
 		if (err == MMT_ENOKNOB || err == MMT_ENOMOD)
 			err = mmt__fail(MMT_ENOMOD,

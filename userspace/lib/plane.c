@@ -68,7 +68,7 @@ static void param_path(char *p, size_t n, const char *param)
 /* A file's content without its trailing newline; 0 or -1. */
 static int read_value(const char *path, char *v, size_t n)
 {
-	long r = mmt__read_path(path, v, n);
+	long r = mmt_read_path(path, v, n);
 
 	if (r < 0)
 		return -1;
@@ -261,7 +261,7 @@ long mmt__plane_read(const char *knob, char *buf, size_t len)
 		r = read_policy(&o);
 	else if (param) {
 		param_path(p, sizeof(p), param);
-		return mmt__read_path(p, buf, len);
+		return mmt_read_path(p, buf, len);
 	}
 	if (r < 0 || o.full)
 		return -1;
@@ -315,7 +315,7 @@ const char *mmt_lockdown(void)
 	static __thread char mode[32];
 	char buf[128], *a, *b;
 
-	if (mmt__read_path(MMT_ABI_LOCKDOWN, buf, sizeof(buf)) < 0)
+	if (mmt_read_path(MMT_ABI_LOCKDOWN, buf, sizeof(buf)) < 0)
 		return "unknown";
 	a = strchr(buf, '[');
 	b = a ? strchr(a, ']') : NULL;

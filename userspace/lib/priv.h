@@ -8,8 +8,7 @@
 /* Set the thread's message; returns err. */
 int mmt__fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Whole-file read (-1/errno, else bytes) and echo-like write (0, -1/errno). */
-long mmt__read_path(const char *path, char *buf, size_t len);
+/* Echo-like write (0, -1/errno); the read is libmmtune.h's mmt_read_path. */
 int mmt__write_path(const char *path, const char *value);
 
 /*
