@@ -7,12 +7,19 @@
  * pages still untouched.  The two counts only make a ratio over the same
  * pages: a process that pre-mapped 10,000 pages and has unmapped none yet
  * has not said how many it will touch.  So the counts are kept per
- * process (its mm) until the process ends: at exit_mmap, when the mm has
- * no users left, every page it still maps is judged, and its pre-mapped
- * and untouched totals go to its rule together.  A rule learns from the
- * processes of its own that ended (across runs of a program: what a
- * policy rule for a command is about); a process that never ends teaches
- * its rule nothing and keeps the order it started with.
+ * process (its mm) and handed to its rule when the pages they cover have
+ * all been judged: at exit_mmap, when the mm has no users left and every
+ * page it still maps is judged, and, while it lives, at each pass of
+ * live.c's walk, which counts the pre-mapped pages it still maps that are
+ * untouched so far ("old").  A pass hands over the pages pre-mapped since
+ * the last one, and as untouched those unmapped untouched since, plus the
+ * change in old: old(now) - old(last pass).  The sum over the passes is
+ * exact at each pass (every page pre-mapped so far is either unmapped
+ * untouched, still old, or touched); a page pre-mapped just before a pass
+ * and touched just after counts untouched until the next pass takes it
+ * back (the change is negative then).  A service that never ends is
+ * judged every second or so; the exit hands over the rest, less the last
+ * pass's old pages, which its zap counts again.
  *
  * The per-process counts live in a table hashed by mm, a slot per
  * process; a process that takes over a slot still in use by a live
@@ -30,11 +37,14 @@
  * program run once a minute would otherwise start every run at the
  * probe's order (make bench-real's sparse reader did, 1.10 times order
  * 0's instructions), and a rule whose processes do not end has nothing
- * to judge a probe by.
+ * to judge a probe by.  A live process counts as one ended process every
+ * AUTO_LIVE_RUN of its passes: a service at order 0 probes every 100 s
+ * or so.
  */
 #include <linux/atomic.h>
 #include <linux/cache.h>
 #include <linux/hash.h>
+#include <linux/jiffies.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/sched.h>
@@ -54,6 +64,7 @@
  */
 #define AUTO_LOWER	333
 #define AUTO_PROBE	10	/* processes ended at order 0, then order 1 */
+#define AUTO_LIVE_RUN	10	/* a live process's passes that count as a run */
 
 /* ---- the judgement (policy_lock) ---- */
 
@@ -74,6 +85,10 @@ bool mmtune_auto_judge(struct mmtune_auto *a, u64 p, u64 u, u64 runs,
 {
 	u64 dp = p - a->seen_p, du = u - a->seen_u;
 	unsigned int order = a->order;
+
+	/* live passes take back what they counted untouched: below 0 is 0 */
+	if ((s64)du < 0)
+		du = 0;
 
 	if (dp < AUTO_MIN_PAGES) {
 		if (order || max_order < 1 || runs - a->seen_runs < AUTO_PROBE)
@@ -115,7 +130,13 @@ struct auto_slot {
 	const struct task_struct *exiter; /* in whose exit_mmap: compared */
 	unsigned long stack;		/* and of which mm: see mm_ended() */
 	const void *pgd;
-	u64 p, u;
+	u64 p, u;			/* since the last hand-over */
+	u64 p_all, u_all;		/* since the slot was taken */
+	u64 old;			/* old pages at the last pass */
+	u64 pass_old;			/* the pass under way: so far */
+	unsigned long pass_next;	/* where it goes on; 0: none */
+	unsigned long passes;		/* completed */
+	unsigned long pass_at;		/* jiffies: the last one's end */
 } ____cacheline_aligned_in_smp;
 
 static struct auto_slot slots[1 << AUTO_SLOT_BITS];
@@ -124,6 +145,27 @@ static atomic64_t lost;
 static struct auto_slot *slot_of(const struct mm_struct *mm)
 {
 	return &slots[hash_ptr((void *)mm, AUTO_SLOT_BITS)];
+}
+
+/* Under @s's lock: @s is @mm's (or nobody's), for the rule @id, afresh. */
+static void slot_take(struct auto_slot *s, const struct mm_struct *mm,
+		      unsigned long id)
+{
+	s->mm = mm;
+	s->id = id;
+	s->ended = false;
+	s->exiter = NULL;
+	s->stack = 0;
+	s->pgd = NULL;
+	s->p = 0;
+	s->u = 0;
+	s->p_all = 0;
+	s->u_all = 0;
+	s->old = 0;
+	s->pass_old = 0;
+	s->pass_next = 0;
+	s->passes = 0;
+	s->pass_at = jiffies;
 }
 
 /*
@@ -139,13 +181,10 @@ void notrace mmtune_auto_mapped(const struct mm_struct *mm, unsigned long id,
 	if (s->mm != mm || s->id != id || s->ended) {
 		if (s->mm && !s->ended && s->p)
 			atomic64_add(s->p, &lost);
-		s->mm = mm;
-		s->id = id;
-		s->ended = false;
-		s->p = 0;
-		s->u = 0;
+		slot_take(s, mm, id);
 	}
 	s->p += n;
+	s->p_all += n;
 	raw_spin_unlock(&s->lock);
 }
 
@@ -187,10 +226,11 @@ bool notrace mmtune_auto_unmapped(struct mm_struct *mm, unsigned long n,
 		/* not a process of an auto rule, or it lost its slot */
 	} else if (!s->ended) {
 		s->u += n;
+		s->u_all += n;
 		if (!atomic_read(&mm->mm_users)) {
 			*id = s->id;
 			*p = s->p;
-			*u = s->u;
+			*u = s->u - s->old;	/* below 0 wraps: see the top */
 			*runs = 1;
 			s->p = 0;
 			s->u = 0;
@@ -205,6 +245,72 @@ bool notrace mmtune_auto_unmapped(struct mm_struct *mm, unsigned long n,
 		*p = 0;
 		*u = n;
 		*runs = 0;
+		handed = true;
+	}
+	raw_spin_unlock(&s->lock);
+	return handed;
+}
+
+/* ---- live processes (live.c's walk: a kworker, preemptible) ---- */
+
+/*
+ * Whether @mm is a live process of an auto rule: where its pass goes on
+ * (*@next, 0 from the start) with the old pages it found so far, and the
+ * jiffies since its last pass ended (or its slot was taken).
+ */
+bool mmtune_auto_live(const struct mm_struct *mm, unsigned long *next,
+		      u64 *old, unsigned long *age)
+{
+	struct auto_slot *s = slot_of(mm);
+	bool live;
+
+	if (READ_ONCE(s->mm) != mm)	/* most processes: not under one */
+		return false;
+	raw_spin_lock(&s->lock);
+	live = s->mm == mm && s->id && !s->ended;
+	if (live) {
+		*next = s->pass_next;
+		*old = s->pass_old;
+		*age = jiffies - s->pass_at;
+	}
+	raw_spin_unlock(&s->lock);
+	return live;
+}
+
+/*
+ * live.c's pass of @mm stopped at @next with @old old pages so far, or is
+ * @done.  A pass that is done hands over (true; as mmtune_auto_unmapped):
+ * the pages pre-mapped since the last, and as untouched those unmapped
+ * untouched since plus the change in old pages (below 0 it wraps: see
+ * the top).  Old pages beyond those pre-mapped and not unmapped are not
+ * the process's own (a forked child's copies of its parent's PTEs, pages
+ * mapped before the measurement began): they are left out.
+ */
+bool mmtune_auto_live_pass(const struct mm_struct *mm, unsigned long next,
+			   u64 old, bool done, unsigned long *id, u64 *p,
+			   u64 *u, u64 *runs)
+{
+	struct auto_slot *s = slot_of(mm);
+	bool handed = false;
+
+	raw_spin_lock(&s->lock);
+	if (s->mm != mm || !s->id || s->ended) {
+		/* it ended, or lost its slot, meanwhile */
+	} else if (!done) {
+		s->pass_next = next;
+		s->pass_old = old;
+	} else {
+		old = min(old, s->p_all - min(s->u_all, s->p_all));
+		*id = s->id;
+		*p = s->p;
+		*u = s->u + old - s->old;
+		*runs = !(++s->passes % AUTO_LIVE_RUN);
+		s->p = 0;
+		s->u = 0;
+		s->old = old;
+		s->pass_next = 0;
+		s->pass_old = 0;
+		s->pass_at = jiffies;
 		handed = true;
 	}
 	raw_spin_unlock(&s->lock);
@@ -232,14 +338,7 @@ void mmtune_auto_forget(void)
 		struct auto_slot *s = &slots[i];
 
 		raw_spin_lock(&s->lock);
-		s->mm = NULL;
-		s->id = 0;
-		s->ended = false;
-		s->exiter = NULL;
-		s->stack = 0;
-		s->pgd = NULL;
-		s->p = 0;
-		s->u = 0;
+		slot_take(s, NULL, 0);
 		raw_spin_unlock(&s->lock);
 	}
 }

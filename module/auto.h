@@ -32,6 +32,11 @@ void mmtune_auto_mapped(const struct mm_struct *mm, unsigned long id,
 			unsigned int n);
 bool mmtune_auto_unmapped(struct mm_struct *mm, unsigned long n,
 			  unsigned long *id, u64 *p, u64 *u, u64 *runs);
+bool mmtune_auto_live(const struct mm_struct *mm, unsigned long *next,
+		      u64 *old, unsigned long *age);
+bool mmtune_auto_live_pass(const struct mm_struct *mm, unsigned long next,
+			   u64 old, bool done, unsigned long *id, u64 *p,
+			   u64 *u, u64 *runs);
 void mmtune_auto_init(void);
 void mmtune_auto_forget(void);
 u64 mmtune_auto_lost(void);

@@ -286,6 +286,17 @@ static __always_inline unsigned long mmtune_old_pte(pte_t *pte)
 	return pte_present(v) && !pte_young(v);
 }
 
+static __always_inline unsigned long
+mmtune_count_present(pte_t *pte, unsigned int nr)
+{
+	unsigned long n = 0;
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		n += pte_present(ptep_get(pte + i));
+	return n;
+}
+
 /*
  * Whether the eight PTE slots from @pte, a cache line, are all empty, in
  * one test of their raw values (3 instructions a slot on x86_64, not 8;
@@ -345,21 +356,30 @@ static __always_inline bool mmtune_ptes_none8(const pte_t *pte)
 }
 #endif
 
+/* A mapping whose pre-mapped pages are judged: a file's, with struct pages */
+static __always_inline bool mmtune_vma_judged(const struct vm_area_struct *vma)
+{
+	return vma->vm_file &&
+	       !(vma->vm_flags & (VM_PFNMAP | VM_MIXEDMAP | VM_IO | VM_HUGETLB));
+}
+
 /*
  * Old present PTEs in [addr, end) of @mm; page tables only read.  At most
- * @max_slots PTE slots are read (whole tables; a step over a pmd without
- * a table counts 8, about its cost): *@stop is where the walk ended, @end
- * unless the budget ran out first.
+ * *@budget PTE slots are read (whole tables; a step over a pmd without
+ * a table counts 8, about its cost), and taken off it: *@stop is where the
+ * walk ended, @end unless the budget ran out first.  With @present, the
+ * present PTEs are added there (a constant NULL compiles it out).
  */
 static __always_inline unsigned long
 mmtune_count_old_ptes(struct mm_struct *mm, unsigned long addr, unsigned long end,
-		      unsigned long max_slots, unsigned long *stop)
+		      unsigned long *budget, unsigned long *stop,
+		      unsigned long *present)
 {
-	unsigned long n = 0;
+	unsigned long n = 0, slots = 0;
 #if MMTUNE_HAVE_PTE_MKOLD
-	unsigned long next, slots = 0;
+	unsigned long next;
 
-	for (; addr < end && slots < max_slots; addr = next) {
+	for (; addr < end && slots < *budget; addr = next) {
 		pgd_t *pgd = pgd_offset(mm, addr);
 		p4d_t *p4d;
 		pud_t *pud;
@@ -384,9 +404,13 @@ mmtune_count_old_ptes(struct mm_struct *mm, unsigned long addr, unsigned long en
 		}
 		n += mmtune_count_old(pte + pte_index(addr),
 				      (next - addr) >> PAGE_SHIFT);
+		if (present)
+			*present += mmtune_count_present(pte + pte_index(addr),
+							 (next - addr) >> PAGE_SHIFT);
 		slots += (next - addr) >> PAGE_SHIFT;
 	}
 #endif
+	*budget -= min(slots, *budget);
 	*stop = min(addr, end);
 	return n;
 }

@@ -136,6 +136,10 @@ void mmtune_policy_untouched(struct mm_struct *mm, unsigned long n);
 extern const struct mmtune_feature mmtune_usefulness_feature;
 /* the largest order whose windows it measures (auto's ceiling) */
 unsigned int mmtune_useful_max_order(void);
+bool mmtune_useful_enabled(void);
+
+/* rss.c: pre-mapped pages still mapped and untouched, per process and file */
+extern const struct mmtune_feature mmtune_rss_feature;
 
 /* trace.c: the fault path's trace events place their hooks while listened to */
 extern const struct mmtune_feature mmtune_trace_feature;

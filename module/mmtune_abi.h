@@ -112,6 +112,8 @@ static const char *const mmt_abi_info[] __maybe_unused = {
 	"ftrace_enabled_guard",
 	"policy", "policy_rules", "policy_max_rules", "policy_default_order",
 	"policy_kernel_order", "policy_auto_changes", "policy_auto_lost",
+	"policy_live_passes", "policy_live_slots", "policy_live_busy",
+	"policy_live_poll_max_us",
 	"usefulness_enable", "usefulness",
 	"pfn_valid_impls", "pfn_valid_crosscheck", "pfn_valid_crosscheck_sweep",
 	"pfn_valid_override", "sysfs", NULL

@@ -73,6 +73,7 @@
 #include "compat.h"
 #include "hooks.h"
 #include "auto.h"
+#include "live.h"
 #include "policy.h"
 #include "mmtune_trace_order.h"
 
@@ -346,23 +347,15 @@ void notrace mmtune_policy_prefaulted(struct mm_struct *mm, unsigned int n)
 }
 
 /*
- * @n untouched pages in a zap of @mm (also 0: an auto rule learns at its
- * processes' exit, see auto.c).
+ * What auto.c handed over for the auto rule @id, to that rule in @set as
+ * it is now: a write since may have moved it, or dropped it.  From the
+ * fault path (preemption off) and from the poll.
  */
-void notrace mmtune_policy_untouched(struct mm_struct *mm, unsigned long n)
+static void notrace auto_credit(struct policy_set *set, unsigned long id,
+				u64 p, u64 u, u64 runs)
 {
-	struct policy_set *set = rcu_dereference_sched(policy);
-	unsigned long id;
 	unsigned int idx;
-	u64 p, u, runs;
 
-	if (!set)
-		return;
-	if (n)
-		this_cpu_add(set->ctr[match_cached(set)].untouched, n);
-	if (!set->nr_auto || !mmtune_auto_unmapped(mm, n, &id, &p, &u, &runs))
-		return;
-	/* the rule now: a write since may have moved it, or dropped it */
 	for (idx = 0; idx < set->nr; idx++) {
 		if (set->rule[idx].is_auto && set->rule[idx].au.id == id) {
 			this_cpu_add(set->ctr[idx].auto_p, p);
@@ -371,6 +364,24 @@ void notrace mmtune_policy_untouched(struct mm_struct *mm, unsigned long n)
 			break;
 		}
 	}
+}
+
+/*
+ * @n untouched pages in a zap of @mm (also 0: an auto rule learns at its
+ * processes' exit and at live.c's passes, see auto.c).
+ */
+void notrace mmtune_policy_untouched(struct mm_struct *mm, unsigned long n)
+{
+	struct policy_set *set = rcu_dereference_sched(policy);
+	unsigned long id;
+	u64 p, u, runs;
+
+	if (!set)
+		return;
+	if (n)
+		this_cpu_add(set->ctr[match_cached(set)].untouched, n);
+	if (set->nr_auto && mmtune_auto_unmapped(mm, n, &id, &p, &u, &runs))
+		auto_credit(set, id, p, u, runs);
 }
 
 /*
@@ -476,14 +487,17 @@ static int auto_start(struct policy_set *set, const struct policy_set *cur)
 		if (!r->is_auto)
 			continue;
 		prev = auto_before(cur, r);
-		mmtune_auto_start(&r->au, prev ? prev->au.order :
-				  min(base, mmtune_max_order()));
 		if (prev) {
-			r->au.raised = prev->au.raised;
-			r->au.lowered = prev->au.lowered;
+			/*
+			 * all of it, the id too: its live processes' counts
+			 * go on counting for it, and what it learned is
+			 * carried over at the install (auto_carry)
+			 */
+			r->au = prev->au;
+			continue;
 		}
-		/* its live processes' counts go on counting for it */
-		r->au.id = prev ? prev->au.id : ++policy_gen;
+		mmtune_auto_start(&r->au, min(base, mmtune_max_order()));
+		r->au.id = ++policy_gen;
 	}
 	return 0;
 }
@@ -510,6 +524,35 @@ static void stop_locked(void)
 	synchronize_rcu();
 	policy_set_free(old);
 	mmtune_hooks_put(&policy_user);
+}
+
+/*
+ * What the kept auto rules of @set learned in @old (the pages their
+ * processes handed over, counted in @old's per-CPU counters), once no
+ * fault counts in @old any more: added to @set's, so `learned` and the
+ * judgement (whose seen_* auto_start carried) go on from there.
+ */
+static void auto_carry(struct policy_set *set, const struct policy_set *old)
+{
+	struct policy_ctr c, *to;
+	unsigned int i, j;
+
+	for (i = 0; set->nr_auto && i < set->nr; i++) {
+		if (!set->rule[i].is_auto)
+			continue;
+		for (j = 0; j < old->nr; j++) {
+			if (!old->rule[j].is_auto ||
+			    old->rule[j].au.id != set->rule[i].au.id)
+				continue;
+			ctr_sum(old, j, &c);
+			to = per_cpu_ptr(set->ctr, get_cpu());
+			to[i].auto_p += c.auto_p;
+			to[i].auto_u += c.auto_u;
+			to[i].auto_runs += c.auto_runs;
+			put_cpu();
+			break;
+		}
+	}
 }
 
 /* Install @set (not NULL); on error nothing changed and @set is not ours. */
@@ -540,6 +583,7 @@ static int install_locked(struct policy_set *set)
 	}
 	if (old) {
 		synchronize_rcu();
+		auto_carry(set, old);
 		policy_set_free(old);
 	} else {
 		queue_delayed_work(system_power_efficient_wq, &poll_work,
@@ -621,6 +665,12 @@ static bool cgroup_follow_locked(struct policy_set *set)
 	return waiting;
 }
 
+/* live.c's credit: policy_lock is held, @arg is the set */
+static void live_credit(unsigned long id, u64 p, u64 u, u64 runs, void *arg)
+{
+	auto_credit(arg, id, p, u, runs);
+}
+
 static void policy_poll(struct work_struct *work)
 {
 	struct policy_set *set;
@@ -630,6 +680,8 @@ static void policy_poll(struct work_struct *work)
 	set = rcu_dereference_protected(policy, lockdep_is_held(&policy_lock));
 	if (set) {
 		mmtune_fa_sync();
+		if (set->nr_auto && mmtune_useful_enabled())
+			mmtune_live_poll(live_credit, set);
 		auto_judge_locked(set);
 		waiting = cgroup_follow_locked(set);
 	}
@@ -1125,6 +1177,7 @@ static void policy_info(struct seq_file *m)
 	}
 	seq_printf(m, "policy_auto_changes: %llu\n", auto_changes);
 	seq_printf(m, "policy_auto_lost: %llu\n", mmtune_auto_lost());
+	mmtune_live_info(m);
 	mutex_unlock(&policy_lock);
 }
 

@@ -372,15 +372,13 @@ static void notrace zap_cb(struct mmtune_hook_call *c)
 	struct vm_area_struct *vma = (void *)mmtune_fregs_arg(c->fregs, 1);
 	unsigned long addr = mmtune_fregs_arg(c->fregs, 2);
 	unsigned long end = mmtune_fregs_arg(c->fregs, 3);
-	unsigned long n, stop;
+	unsigned long n, stop, budget = MMT_ZAP_SLOTS_MAX;
 	u64 t0;
 
-	if (!vma || !vma->vm_file || addr >= end ||
-	    (vma->vm_flags & (VM_PFNMAP | VM_MIXEDMAP | VM_IO | VM_HUGETLB)))
+	if (!vma || addr >= end || !mmtune_vma_judged(vma))
 		return;
 	t0 = local_clock();
-	n = mmtune_count_old_ptes(vma->vm_mm, addr, end, MMT_ZAP_SLOTS_MAX,
-				  &stop);
+	n = mmtune_count_old_ptes(vma->vm_mm, addr, end, &budget, &stop, NULL);
 	walk_note((stop - addr) >> PAGE_SHIFT, t0);
 	if (stop < end) {
 		this_cpu_add(useful_pcpu->unjudged, (end - stop) >> PAGE_SHIFT);
@@ -532,6 +530,12 @@ static void useful_sum(struct useful_pcpu *sum)
 		sum->cut += READ_ONCE(p->cut);
 		sum->missed += READ_ONCE(p->missed);
 	}
+}
+
+/* Whether pre-mapped pages are being marked and judged now. */
+bool mmtune_useful_enabled(void)
+{
+	return READ_ONCE(useful_on);
 }
 
 /* The largest order whose windows are measured: auto raises no higher. */

@@ -152,6 +152,79 @@ for o in $ORDERS; do
 done
 echo clear > $MMT/policy
 
+sect "rss: pre-mapped pages still mapped and untouched, now"
+# A process that maps a file 4 times, reads one page in K of each at
+# order 4 (a comm=fprss rule) and holds them: debugfs rss's line for the
+# file says mapped = every page of the windows it faulted, untouched =
+# those it did not read. Exact: the pages are cached and nothing ages
+# them (reclaim_scanned is checked below).
+FPR=$WORK/fprss
+if [ -x "${MMT_PROBE:-}" ]; then cp "$MMT_PROBE" "$FPR"; else
+	cc -O2 -o "$FPR" "$MMT_TOP/tests/vm/probe/faultprobe.c" -lpthread; fi
+NP=$(( 4 * PSZ / 8 ))	# four page tables' worth of pages
+dd if=/dev/zero of="$WORK/fr" bs="$PSZ" count=$NP status=none
+[ -p "$WORK/rhold" ] || mkfifo "$WORK/rhold"
+check "comm=fprss order=4" pwrite "comm=fprss order=4\n"
+# rssline PID: the rss line of PID's mapping of $WORK/fr, "mapped untouched"
+rssline() {
+	exec 3<>$MMT/rss
+	printf 'pid=%s' "$1" >&3
+	cat <&3 > "$WORK/rss"
+	exec 3>&-
+	sed -n "s|^pid=$1 mapped=\([0-9]*\) untouched=\([0-9]*\) file=$WORK/fr\$|\1 \2|p" "$WORK/rss"
+}
+for k in 1 2 4 $((PSZ / 8)); do
+	rm -f "$WORK/r"	# not the last run's output: ready when it is there
+	FAULTPROBE_STRIDE=$k FAULTPROBE_LIVE=4:0 FAULTPROBE_HOLD=$WORK/rhold \
+		"$FPR" "$WORK/fr" > "$WORK/r" & rp=$!
+	n=0
+	while ! [ -s "$WORK/r" ] && [ $n -lt 150 ]; do sleep 0.2; n=$((n + 1)); done
+	got=$(rssline $rp)
+	if [ $k -le 16 ]; then
+		want="$((4 * NP)) $((4 * (NP - NP / k)))"
+	else	# one page a page table: its window of 16, 15 untouched
+		want="$((4 * 4 * 16)) $((4 * 4 * 15))"
+	fi
+	expect_eq "rss: stride $k, the file's mapped and untouched pages" "$got" "$want"
+	[ "$got" = "$want" ] || grep "^pid=$rp " "$WORK/rss" | sed 's/^/# /' | head -5
+	if [ $k = 1 ]; then
+		grep -q "^pid=$rp mapped=[0-9]* untouched=[0-9]* comm=fprss\$" "$WORK/rss" &&
+			ok "rss: the process's line" || fail "rss: no process line: $(head -3 "$WORK/rss")"
+		expect_eq "rss: pid= selects one process" "$(grep -v '^#' "$WORK/rss" | grep -vc "^pid=$rp ")" 0
+		grep -q "^pid=$rp mapped=.* file=$WORK/fr\$" $MMT/rss &&
+			ok "rss: a read alone lists every process" || fail "rss: $rp missing from a plain read"
+		head -1 $MMT/rss | grep -q "^# available 1 usefulness_enable 1 page_size $PSZ\$" &&
+			ok "rss: the header" || fail "rss: header '$(head -1 $MMT/rss)'"
+	fi
+	echo > "$WORK/rhold"; wait $rp
+done
+expect_einval "rss: pid=abc refused" $MMT/rss pid=abc
+expect_einval "rss: a word refused" $MMT/rss every
+err=$(wr $MMT/rss pid=999999999)
+expect_eq "rss: a pid nobody has" "${err##*: }" "No such process"
+err=$(wr $MMT/rss cgroup=/no-such-cgroup)
+expect_eq "rss: a cgroup nobody has" "${err##*: }" "No such file or directory"
+check "rss: cgroup=/ taken" wr $MMT/rss cgroup=/
+CGR=/sys/fs/cgroup
+grep -q " $CGR cgroup2 " /proc/mounts || mount -t cgroup2 none $CGR 2>/dev/null
+if grep -q " $CGR cgroup2 " /proc/mounts && mkdir -p $CGR/mmt-rss/sub; then
+	rm -f "$WORK/r"
+	FAULTPROBE_HOLD=$WORK/rhold sh -c "echo \$\$ > $CGR/mmt-rss/sub/cgroup.procs; exec '$FPR' '$WORK/fr'" > "$WORK/r" & rp=$!
+	n=0
+	while ! [ -s "$WORK/r" ] && [ $n -lt 150 ]; do sleep 0.2; n=$((n + 1)); done
+	exec 3<>$MMT/rss
+	printf 'cgroup=/mmt-rss' >&3
+	cat <&3 > "$WORK/rss"
+	exec 3>&-
+	expect_eq "rss: cgroup= selects the processes below it" \
+		"$(grep '^pid=' "$WORK/rss" | cut -d' ' -f1 | sort -u)" "pid=$rp"
+	echo > "$WORK/rhold"; wait $rp
+	rmdir $CGR/mmt-rss/sub $CGR/mmt-rss
+else
+	skip "rss: cgroup= selects the processes below it" "no cgroup2"
+fi
+echo clear > $MMT/policy
+
 sect "the whole machine's counts"
 # a missed call goes uncounted: no kretprobe instance free, or a task
 # switched out inside filemap_map_pages (the tracepoint's way), which a

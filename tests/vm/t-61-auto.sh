@@ -195,6 +195,96 @@ l=$(fa learned)
 	fail "learned '${l:-}' after the write: the live process's counts were dropped"
 changes=$((changes + $(fa raised)))
 
+sect "live readers: judged while they run (no unmap, no exit)"
+# faultprobe with FAULTPROBE_LIVE=N:MS maps the file N times and reads one
+# mapping every MS ms, unmapping none, then holds them: a service's reader.
+# Its rule learns from live.c's passes alone. Ground truth, each
+# judgement's useful share: a reader of one page in K at order o touches
+# 2^o/K - 1 of its 2^o - 1 pre-mapped pages (seq 1, stride 2 and 4, sparse
+# one page a page table: 0). The first judgement also holds the reader's
+# start-up (its own binary's and libc's pages, pre-mapped and touched:
+# 16 % of sparse's first at order 4), so it is left out.
+FPL=$WORK/fplive
+cp "$FPA" "$FPL"
+[ -p "$WORK/lhold" ] || mkfifo "$WORK/lhold"
+# fl FIELD: as af, on the comm=fplive line
+fl() { sed -n "s/^comm=fplive order=auto #.* $1=\([^ ]*\).*/\1/p" $MMT/policy; }
+# live ORDER STRIDE: a fresh comm=fplive order=auto rule starting at ORDER,
+# and a live reader of one page in STRIDE under it ($lp)
+live() {
+	wr $MMT/fault_around_order "$1" && pwrite "clear\n" &&
+		pwrite "comm=fplive order=auto\n" || return 1
+	wr $MMT/fault_around_order "$D"
+	[ -w $EV/enable ] && { echo > $TR/trace; echo 1 > $EV/enable; }
+	FAULTPROBE_STRIDE=$2 FAULTPROBE_LIVE=120:100 FAULTPROBE_HOLD=$WORK/lhold \
+		"$FPL" "$WORK/fa" > "$WORK/l" & lp=$!
+}
+# live_wait ORDER SECONDS: until the rule is at ORDER, the reader alive
+live_wait() {
+	_n=0
+	while [ "$(fl auto_order)" != "$1" ] && [ $_n -lt $(($2 * 5)) ]; do
+		sleep 0.2; _n=$((_n + 1))
+	done
+}
+# live_end: end the reader (killed: what it was judged on is done); the
+# rule's changes into $changes
+live_end() {
+	[ -w $EV/enable ] && echo 0 > $EV/enable
+	kill $lp 2>/dev/null; wait $lp 2>/dev/null; sleep 1.3
+	changes=$((changes + $(fl raised) + $(fl lowered)))
+}
+# judged NAME STRIDE: each auto_order event but the first against the
+# ground truth at its old order
+judged() {
+	sed -n 's/.* auto_order: rule=[0-9]* old=\([0-9]*\) new=[0-9]* useful_permille=\([0-9]*\).*/\1 \2/p' $TR/trace |
+		tail -n +2 > "$WORK/ev"
+	[ -s "$WORK/ev" ] || { fail "$1: no auto_order event after the first"; return; }
+	while read -r _o _u; do
+		within "$1: judged at order $_o, useful per mille" "$_u" "$(gt "$_o" "$2")" 0 50
+	done < "$WORK/ev"
+}
+# gt ORDER STRIDE: ground truth, per mille
+gt() {
+	_w=$((1 << $1)); _t=$((_w / $2 - 1)); [ $_t -ge 0 ] || _t=0
+	echo $((_t * 1000 / (_w - 1)))
+}
+PT=$((PSZ / 8))	# pages a page table maps
+
+live_orders=4
+[ "${MMT_LIGHT:-0}" = 1 ] || live_orders="4 3"
+for o in $live_orders; do
+	live "$o" 1
+	live_wait "$MAX" 40
+	echo "# live seq from $o: $(grep '^comm=fplive' $MMT/policy)"
+	kill -0 $lp 2>/dev/null && alive=alive || alive=exited
+	expect_eq "live seq from $o: at max_order while it runs" "$(fl auto_order) $alive" "$MAX alive"
+	[ -w $EV/enable ] && judged "live seq from $o" 1
+	live_end
+	[ "${MMT_LIGHT:-0}" = 1 ] && break
+
+	live "$o" 2
+	sleep 6
+	echo "# live stride 2 from $o: $(grep '^comm=fplive' $MMT/policy)"
+	kill -0 $lp 2>/dev/null && alive=alive || alive=exited
+	expect_eq "live stride 2 from $o: holds while it runs" "$(fl auto_order) $(fl raised) $(fl lowered) $alive" "$o 0 0 alive"
+	u=$(fl useful)
+	within "live stride 2 from $o: useful per mille" "$(echo "${u%\%}" | awk '{ printf "%d", $1 * 10 }')" "$(gt "$o" 2)" 0 50
+	live_end
+
+	for k in 4 $PT; do
+		live "$o" "$k"
+		live_wait 0 40
+		echo "# live stride $k from $o: $(grep '^comm=fplive' $MMT/policy)"
+		kill -0 $lp 2>/dev/null && alive=alive || alive=exited
+		expect_eq "live stride $k from $o: at 0 while it runs" "$(fl auto_order) $alive" "0 alive"
+		[ -w $EV/enable ] && judged "live stride $k from $o" "$k"
+		live_end
+	done
+done
+l=$(info policy_live_passes)
+[ "${l:-0}" -gt 0 ] 2>/dev/null && ok "info: $l live passes, $(info policy_live_slots) slots, longest poll $(info policy_live_poll_max_us) us" ||
+	fail "info policy_live_passes '${l:-}'"
+
 sect "counters, clear and unload"
 expect_eq "info policy_auto_changes" "$(info policy_auto_changes)" "$changes"
 expect_eq "no process lost its slot" "$(info policy_auto_lost)" 0

@@ -17,7 +17,11 @@
  * a process that has run (and faulted) for a while, whose cgroup or rules
  * a test changes before it reads.  With $FAULTPROBE_RENAME, the process
  * renames itself (PR_SET_NAME on its main thread: the name ps shows) just
- * before its loop.
+ * before its loop.  With $FAULTPROBE_STRIDE=K it reads one page of every
+ * K.  With $FAULTPROBE_LIVE=N:MS it maps FILE N times (each at its own
+ * aligned address, none unmapped) and reads them one after another, MS
+ * milliseconds apart: a service that keeps faulting in mappings it
+ * holds, judged while it lives.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -32,7 +36,8 @@
 
 struct loop {
 	const char *p, *name;
-	size_t pages;
+	size_t pages, stride, size, span;	/* span: one mapping's */
+	unsigned int maps, pace_ms;
 	long psz;
 	unsigned long sum;
 };
@@ -41,12 +46,19 @@ static void *read_loop(void *arg)
 {
 	struct loop *l = arg;
 	volatile unsigned long sum = 0;
+	unsigned int m;
 	size_t i;
 
 	if (l->name)
 		prctl(PR_SET_NAME, l->name, 0, 0, 0);
-	for (i = 0; i < l->pages; i++)
-		sum += l->p[i * l->psz];
+	for (m = 0; m < l->maps; m++) {
+		const char *p = l->p + m * l->span;
+
+		if (m && l->pace_ms)
+			usleep(l->pace_ms * 1000);
+		for (i = 0; i < l->pages; i += l->stride)
+			sum += p[i * l->psz];
+	}
 	l->sum = sum;
 	return NULL;
 }
@@ -71,7 +83,10 @@ int main(int argc, char **argv)
 {
 	long psz = sysconf(_SC_PAGESIZE);
 	size_t align = argc > 2 ? strtoull(argv[2], NULL, 0) : 0;
-	struct loop l = { .psz = psz, .name = argc > 3 ? argv[3] : NULL };
+	struct loop l = { .psz = psz, .name = argc > 3 ? argv[3] : NULL,
+			  .stride = 1, .maps = 1 };
+	const char *live = getenv("FAULTPROBE_LIVE");
+	unsigned int k;
 	pthread_t th;
 	struct rusage r0, r1;
 	struct stat st;
@@ -92,19 +107,31 @@ int main(int argc, char **argv)
 	if (!align)
 		align = (size_t)psz * (psz / 8);
 	pages = (st.st_size + psz - 1) / psz;
-	res = mmap(NULL, st.st_size + align, PROT_NONE,
+	if (getenv("FAULTPROBE_STRIDE"))
+		l.stride = strtoul(getenv("FAULTPROBE_STRIDE"), NULL, 0);
+	if (live && sscanf(live, "%u:%u", &l.maps, &l.pace_ms) != 2)
+		l.maps = 0;
+	if (!l.stride || !l.maps) {
+		fprintf(stderr, "faultprobe: bad FAULTPROBE_STRIDE or _LIVE\n");
+		return 2;
+	}
+	l.span = (st.st_size + align - 1) / align * align;
+	res = mmap(NULL, l.span * l.maps + align, PROT_NONE,
 		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (res == MAP_FAILED) {
 		perror("mmap reserve");
 		return 1;
 	}
 	base = ((uintptr_t)res + align - 1) & ~(uintptr_t)(align - 1);
-	p = mmap((void *)base, st.st_size, PROT_READ, MAP_SHARED | MAP_FIXED,
-		 fd, 0);
-	if (p == MAP_FAILED) {
-		perror("mmap file");
-		return 1;
+	for (k = 0; k < l.maps; k++) {
+		p = mmap((void *)(base + k * l.span), st.st_size, PROT_READ,
+			 MAP_SHARED | MAP_FIXED, fd, 0);
+		if (p == MAP_FAILED) {
+			perror("mmap file");
+			return 1;
+		}
 	}
+	p = (char *)base;
 	l.p = p;
 	l.pages = pages;
 	drain("FAULTPROBE_GO");
@@ -119,7 +146,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	getrusage(RUSAGE_SELF, &r1);
-	printf("pages %zu minflt %ld majflt %ld\n", pages,
+	printf("pages %zu minflt %ld majflt %ld\n", pages * l.maps,
 	       r1.ru_minflt - r0.ru_minflt, r1.ru_majflt - r0.ru_majflt);
 	fflush(stdout);
 	drain("FAULTPROBE_HOLD");

@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmtune: judging the live processes of order=auto rules.
+ *
+ * auto.c hands a process's counts to its rule when the pages they cover
+ * are judged, and a page is judged at its unmap: a service that never
+ * exits and keeps its files mapped would teach its rule nothing.  So at
+ * policy.c's poll, at most once a second, this walks the file mappings of
+ * the live processes under auto rules and counts their present PTEs that
+ * are still old: pre-mapped pages not touched so far (usefulness.c marks
+ * them old; everything else the kernel maps is young).  auto.c turns each
+ * finished pass into counts for the rule (mmtune_auto_live_pass()).
+ *
+ * What it costs, and its bounds:
+ *  - a poll reads at most LIVE_SLOTS PTE slots (4 GiB of mappings with
+ *    4 KiB pages), the processes whose last pass is oldest first; a pass
+ *    that does not fit goes on at the next poll where it stopped;
+ *  - the reads are those of the unmap's count: a few instructions a slot,
+ *    eight empty or young slots in one test; `info` shows the slots and
+ *    the longest poll;
+ *  - the mmap lock is only tried, never waited for: a process whose lock
+ *    is taken is walked at a later poll (counted: policy_live_busy);
+ *  - a page table at a time under rcu_read_lock() (a table khugepaged
+ *    retracts or an empty one the kernel reclaims is freed after a grace
+ *    period), and cond_resched() between.
+ *
+ * What it does not see: a process whose main thread has exited while
+ * others run (it is found by its thread group leader's mm), and more than
+ * LIVE_PICK processes under auto rules in one poll (the rest wait for
+ * later polls, the longest-waiting first).
+ */
+#include <linux/jiffies.h>
+#include <linux/mm.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/sched/clock.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+
+#include "mmtune.h"
+#include "compat.h"
+#include "auto.h"
+#include "live.h"
+
+#ifndef MMT_LIVE_SLOTS		/* KCFLAGS=-DMMT_LIVE_SLOTS=... to measure */
+#define LIVE_SLOTS	(1024UL * 1024)
+#else
+#define LIVE_SLOTS	MMT_LIVE_SLOTS
+#endif
+#define LIVE_PICK	32	/* processes a poll considers */
+#define LIVE_CHUNK	64	/* page tables under one rcu_read_lock() */
+#define LIVE_PERIOD	HZ	/* a walk at most this often */
+
+static unsigned long live_last;		/* jiffies of the last poll's walk */
+static u64 live_passes, live_slots, live_busy, live_max_ns;
+
+struct live_pick {
+	struct task_struct *task;
+	unsigned long age;
+};
+
+/*
+ * Into @pk (LIVE_PICK of them), with a reference each, the thread group
+ * leaders of live processes under auto rules whose last pass is oldest.
+ */
+static unsigned int live_pick(struct live_pick *pk)
+{
+	struct task_struct *t;
+	unsigned int n = 0, i, young;
+	unsigned long next, age;
+	u64 old;
+
+	rcu_read_lock();
+	for_each_process(t) {
+		struct mm_struct *mm = READ_ONCE(t->mm);
+
+		if (!mm || (t->flags & PF_KTHREAD) ||
+		    !mmtune_auto_live(mm, &next, &old, &age))
+			continue;
+		if (n < LIVE_PICK) {
+			pk[n].task = t;
+			pk[n++].age = age;
+			continue;
+		}
+		for (young = 0, i = 1; i < n; i++)
+			if (pk[i].age < pk[young].age)
+				young = i;
+		if (pk[young].age < age) {
+			pk[young].task = t;
+			pk[young].age = age;
+		}
+	}
+	for (i = 0; i < n; i++)	/* the task_structs are RCU-freed: live here */
+		get_task_struct(pk[i].task);
+	rcu_read_unlock();
+	return n;
+}
+
+/*
+ * Old PTEs of @mm's judged mappings from *@next on, within *@budget slots.
+ * True when the walk reached the last mapping; else *@next is where it
+ * stopped.  The mmap lock is held by the caller.
+ */
+static bool live_walk(struct mm_struct *mm, unsigned long *next, u64 *old,
+		      unsigned long *budget)
+{
+	unsigned long addr = *next, stop, end;
+	struct vm_area_struct *vma;
+	unsigned int i;
+
+	while (*budget && (vma = find_vma(mm, addr))) {
+		addr = max(addr, vma->vm_start);
+		if (!mmtune_vma_judged(vma)) {
+			addr = vma->vm_end;
+			continue;
+		}
+		while (addr < vma->vm_end && *budget) {
+			rcu_read_lock();
+			for (i = 0; i < LIVE_CHUNK && addr < vma->vm_end &&
+			     *budget; i++, addr = stop) {
+				end = pmd_addr_end(addr, vma->vm_end);
+				*old += mmtune_count_old_ptes(mm, addr, end,
+							      budget, &stop, NULL);
+			}
+			rcu_read_unlock();
+			cond_resched();
+		}
+	}
+	*next = addr;
+	return !vma;
+}
+
+/* One process's pass, or its part that @budget allows. */
+static void live_one(struct task_struct *t, unsigned long *budget,
+		     mmtune_live_credit_fn credit, void *arg)
+{
+	struct mm_struct *mm = get_task_mm(t);
+	unsigned long next, age, id, before = *budget;
+	u64 old, p, u, runs;
+	bool done;
+
+	if (!mm)
+		return;
+	if (mmtune_auto_live(mm, &next, &old, &age)) {
+		if (!mmap_read_trylock(mm)) {
+			live_busy++;
+		} else {
+			done = live_walk(mm, &next, &old, budget);
+			mmap_read_unlock(mm);
+			live_slots += before - *budget;
+			if (mmtune_auto_live_pass(mm, next, old, done, &id,
+						  &p, &u, &runs)) {
+				live_passes++;
+				credit(id, p, u, runs, arg);
+			}
+		}
+	}
+	mmput(mm);	/* may be the process's last: its exit runs here */
+}
+
+/*
+ * policy.c's poll, with auto rules and the usefulness measurement on:
+ * a walk at most every LIVE_PERIOD, each finished pass's counts to
+ * @credit.  Serialised by the caller (policy_lock).
+ */
+void mmtune_live_poll(mmtune_live_credit_fn credit, void *arg)
+{
+	struct live_pick pk[LIVE_PICK];
+	unsigned long budget = LIVE_SLOTS;
+	unsigned int n, i;
+	u64 t0, ns;
+
+	if (live_last && time_before(jiffies, live_last + LIVE_PERIOD))
+		return;
+	live_last = jiffies ? jiffies : 1;
+	t0 = local_clock();
+	n = live_pick(pk);
+	for (i = 0; i < n; i++) {
+		if (budget)
+			live_one(pk[i].task, &budget, credit, arg);
+		put_task_struct(pk[i].task);
+	}
+	ns = local_clock() - t0;
+	if (ns > live_max_ns)
+		live_max_ns = ns;
+}
+
+void mmtune_live_info(struct seq_file *m)
+{
+	seq_printf(m, "policy_live_passes: %llu\n", live_passes);
+	seq_printf(m, "policy_live_slots: %llu\n", live_slots);
+	seq_printf(m, "policy_live_busy: %llu\n", live_busy);
+	seq_printf(m, "policy_live_poll_max_us: %llu\n", div_u64(live_max_ns, 1000));
+}

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mmtune: the walk of live processes under order=auto rules (live.c),
+ * at policy.c's poll.  Each finished pass's counts go to @credit, with
+ * the auto rule's id (auto.h): policy.c adds them to that rule's.
+ */
+#ifndef MMTUNE_LIVE_H
+#define MMTUNE_LIVE_H
+
+#include <linux/seq_file.h>
+#include <linux/types.h>
+
+typedef void (*mmtune_live_credit_fn)(unsigned long id, u64 p, u64 u,
+				      u64 runs, void *arg);
+
+void mmtune_live_poll(mmtune_live_credit_fn credit, void *arg);
+void mmtune_live_info(struct seq_file *m);
+
+#endif /* MMTUNE_LIVE_H */

@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmtune: what fault-around costs in memory, now.
+ *
+ * debugfs rss: per process, and per file it maps, the pages its file
+ * mappings map with PTEs ("mapped") and those of them that are old
+ * ("untouched"): pages fault-around mapped ahead of the process that it
+ * has not touched since.  usefulness.c makes every pre-mapped PTE old
+ * while the measurement is on; everything else the kernel maps is young
+ * (arm64's kernels also map pre-mapped pages old themselves).  So the
+ * figure is what fault-around added to the process's RssFile that nobody
+ * used, as of the read, within two limits the first line states:
+ *  - with usefulness_enable 0 on x86, pre-mapped pages are mapped young:
+ *    nothing reads as untouched;
+ *  - reclaim, MGLRU aging, page idle tracking and DAMON clear accessed
+ *    bits too: a touched page they aged reads as untouched.
+ * Pages a huge pmd maps are not counted (there are no PTEs).
+ *
+ * Which processes: every one (the default), or what one write before the
+ * reads of the same open file selects: "pid=N" (in the writer's pid
+ * namespace) or "cgroup=PATH" (a cgroup v2 path: its processes and its
+ * descendants').  Found by thread group id, in the reader's pid
+ * namespace, as /proc lists them.  The walk only reads page tables, under
+ * the mmap lock, which it only tries: a process whose lock is held is
+ * shown "busy" without counts.
+ */
+#include <linux/cgroup.h>
+#include <linux/debugfs.h>
+#include <linux/err.h>
+#include <linux/fs.h>
+#include <linux/kstrtox.h>
+#include <linux/mm.h>
+#include <linux/pid.h>
+#include <linux/pid_namespace.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "mmtune.h"
+#include "compat.h"
+
+#define RSS_CHUNK	64	/* page tables under one rcu_read_lock() */
+#define RSS_FILES	128	/* files a process's lines name; then "(more)" */
+#define RSS_ESC		" \t\n\\"
+
+struct rss_sel {
+	struct pid *pid;	/* one process, or */
+	struct cgroup *cgrp;	/* a cgroup's, or neither: every process */
+};
+
+struct rss_file {
+	struct file *file;	/* NULL: the files past RSS_FILES */
+	unsigned long mapped, old;
+};
+
+/* Old and present PTEs of [@addr, @end) of @mm into @f. */
+static void rss_range(struct mm_struct *mm, unsigned long addr,
+		      unsigned long end, struct rss_file *f)
+{
+	unsigned long stop, budget;
+	unsigned int i;
+
+	while (addr < end) {
+		rcu_read_lock();	/* see live.c: tables freed after a GP */
+		for (i = 0; i < RSS_CHUNK && addr < end; i++, addr = stop) {
+			budget = ULONG_MAX;
+			f->old += mmtune_count_old_ptes(mm, addr,
+							pmd_addr_end(addr, end),
+							&budget, &stop,
+							&f->mapped);
+		}
+		rcu_read_unlock();
+		cond_resched();
+	}
+}
+
+/* @f's entry for @vma's file: found, new, or the last one (the rest). */
+static struct rss_file *rss_slot(struct rss_file *f, unsigned int *n,
+				 struct vm_area_struct *vma)
+{
+	struct inode *inode = file_inode(vma->vm_file);
+	unsigned int i;
+
+	for (i = 0; i < *n; i++)
+		if (f[i].file && file_inode(f[i].file) == inode)
+			return &f[i];
+	if (*n < RSS_FILES - 1) {
+		f[*n].file = vma->vm_file;
+		return &f[(*n)++];
+	}
+	*n = RSS_FILES;
+	return &f[RSS_FILES - 1];	/* file NULL: "(more)" */
+}
+
+/* One process's lines; the mmap lock held. */
+static void rss_show_mm(struct seq_file *m, struct mm_struct *mm, pid_t nr,
+			const char *comm, struct rss_file *f)
+{
+	struct rss_file all = { NULL, 0, 0 };
+	struct vm_area_struct *vma;
+	unsigned long addr = 0;
+	unsigned int i, n = 0;
+
+	memset(f, 0, sizeof(*f) * RSS_FILES);
+	for (; (vma = find_vma(mm, addr)); addr = vma->vm_end)
+		if (mmtune_vma_judged(vma))
+			rss_range(mm, vma->vm_start, vma->vm_end,
+				  rss_slot(f, &n, vma));
+	for (i = 0; i < n; i++) {
+		all.mapped += f[i].mapped;
+		all.old += f[i].old;
+	}
+	if (!all.mapped)
+		return;
+	seq_printf(m, "pid=%d mapped=%lu untouched=%lu comm=", nr, all.mapped,
+		   all.old);
+	seq_escape(m, comm, RSS_ESC);
+	seq_putc(m, '\n');
+	for (i = 0; i < n; i++) {
+		if (!f[i].mapped)
+			continue;
+		seq_printf(m, "pid=%d mapped=%lu untouched=%lu file=", nr,
+			   f[i].mapped, f[i].old);
+		if (f[i].file)
+			seq_file_path(m, f[i].file, RSS_ESC);
+		else
+			seq_puts(m, "(more)");
+		seq_putc(m, '\n');
+	}
+}
+
+static void rss_show_task(struct seq_file *m, struct task_struct *t,
+			  pid_t nr, struct rss_file *f)
+{
+	char comm[TASK_COMM_LEN];
+	struct mm_struct *mm;
+
+	get_task_comm(comm, t);
+	mm = get_task_mm(t);
+	if (!mm)
+		return;
+	if (mmap_read_trylock(mm)) {
+		rss_show_mm(m, mm, nr, comm, f);
+		mmap_read_unlock(mm);
+	} else {
+		seq_printf(m, "pid=%d busy comm=", nr);
+		seq_escape(m, comm, RSS_ESC);
+		seq_putc(m, '\n');
+	}
+	mmput(mm);
+}
+
+static bool rss_selected(const struct rss_sel *sel, struct task_struct *t)
+{
+	bool in;
+
+	if (!sel->cgrp)
+		return true;
+	rcu_read_lock();
+	in = cgroup_is_descendant(task_dfl_cgroup(t), sel->cgrp);
+	rcu_read_unlock();
+	return in;
+}
+
+static int rss_show(struct seq_file *m, void *v)
+{
+	struct pid_namespace *ns = task_active_pid_ns(current);
+	const struct rss_sel *sel = m->private;
+	struct task_struct *t;
+	struct rss_file *f;
+	struct pid *pid;
+	pid_t nr = 1;
+
+	/* no page table walk without MMTUNE_HAVE_PTE_MKOLD: see compat.h */
+	seq_printf(m, "# available %d usefulness_enable %d page_size %lu\n",
+		   MMTUNE_HAVE_PTE_MKOLD, mmtune_useful_enabled(), PAGE_SIZE);
+	if (!MMTUNE_HAVE_PTE_MKOLD)
+		return 0;
+	f = kmalloc_array(RSS_FILES, sizeof(*f), GFP_KERNEL);
+	if (!f)
+		return -ENOMEM;
+	for (;;) {
+		rcu_read_lock();
+		pid = sel->pid ? sel->pid : find_ge_pid(nr, ns);
+		t = pid ? pid_task(pid, PIDTYPE_TGID) : NULL;
+		if (t)
+			get_task_struct(t);
+		if (pid)
+			nr = pid_nr_ns(pid, ns);
+		rcu_read_unlock();
+		if (t) {
+			if (rss_selected(sel, t))
+				rss_show_task(m, t, nr, f);
+			put_task_struct(t);
+		}
+		if (!pid || sel->pid || fatal_signal_pending(current))
+			break;
+		nr++;
+	}
+	kfree(f);
+	return 0;
+}
+
+static int rss_open(struct inode *inode, struct file *file)
+{
+	struct rss_sel *sel = kzalloc(sizeof(*sel), GFP_KERNEL);
+	int ret;
+
+	if (!sel)
+		return -ENOMEM;
+	/* a machine's worth of lines: a smaller buffer walks it again */
+	ret = single_open_size(file, rss_show, sel, 512 * 1024);
+	if (ret)
+		kfree(sel);
+	return ret;
+}
+
+static void rss_sel_put(struct rss_sel *sel)
+{
+	put_pid(sel->pid);
+	if (sel->cgrp)
+		cgroup_put(sel->cgrp);
+	sel->pid = NULL;
+	sel->cgrp = NULL;
+}
+
+static int rss_release(struct inode *inode, struct file *file)
+{
+	struct rss_sel *sel = ((struct seq_file *)file->private_data)->private;
+
+	rss_sel_put(sel);
+	kfree(sel);
+	return single_release(inode, file);
+}
+
+/* "pid=N", "cgroup=PATH" or "all" into @sel; on error @sel is unchanged */
+static int rss_select(struct rss_sel *sel, const char *buf)
+{
+	struct cgroup *cgrp;
+	struct pid *pid;
+	int nr, ret;
+
+	if (!strcmp(buf, "all")) {
+		rss_sel_put(sel);
+		return 0;
+	}
+	if (str_has_prefix(buf, "pid=")) {
+		ret = kstrtoint(buf + 4, 10, &nr);
+		if (ret || nr <= 0)
+			return -EINVAL;
+		pid = find_get_pid(nr);
+		if (!pid)
+			return -ESRCH;
+		rss_sel_put(sel);
+		sel->pid = pid;
+		return 0;
+	}
+	if (str_has_prefix(buf, "cgroup=/")) {
+		cgrp = cgroup_get_from_path(buf + 7);
+		if (IS_ERR(cgrp))
+			return PTR_ERR(cgrp);
+		rss_sel_put(sel);
+		sel->cgrp = cgrp;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* A selection for this open file's reads; the position stays at 0. */
+static ssize_t rss_write(struct file *file, const char __user *ubuf,
+			 size_t count, loff_t *ppos)
+{
+	struct seq_file *m = file->private_data;
+	char *buf = mmtune_write_get(ubuf, count, ppos, PATH_MAX, true);
+	int ret;
+
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	mutex_lock(&m->lock);	/* not under a read of the same file */
+	ret = rss_select(m->private, buf);
+	mutex_unlock(&m->lock);
+	kfree(buf);
+	return ret ? ret : count;
+}
+
+static const struct file_operations rss_fops = {
+	.owner		= THIS_MODULE,
+	.open		= rss_open,
+	.read		= seq_read,
+	.write		= rss_write,
+	.llseek		= seq_lseek,
+	.release	= rss_release,
+};
+
+static int rss_init(struct dentry *dir)
+{
+	debugfs_create_file("rss", 0600, dir, NULL, &rss_fops);
+	return 0;
+}
+
+const struct mmtune_feature mmtune_rss_feature = {
+	.name	= "rss",
+	.init	= rss_init,
+};
