@@ -87,6 +87,7 @@ check-bench:
 
 bench:
 	bench/insn.sh
+	bench/walk.sh
 
 bench-real:
 	bench/real.sh
