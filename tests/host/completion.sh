@@ -68,6 +68,12 @@ completion_host() {
 	[ "$c" = "--json --help --" ] && ok "completion: report options" || fail "completion: report: '$c'"
 	c=$(comp mmtunectl report -- bas)
 	case " $c " in *" bash "*) ok "completion: report -- completes a command" ;; *) fail "completion: report -- bas: '$c'" ;; esac
+	c=$(comp mmtunectl rss --)
+	[ "$c" = "--json --top --files --cgroup --rule --help" ] && ok "completion: rss options" || fail "completion: rss: '$c'"
+	printf '# rules 2/32\ncomm=a order=1 # hits=0 pages=-\npid=1 order=2 # hits=0 pages=-\n' >"$T/policy"
+	c=$(comp mmtunectl rss --rule "")
+	[ "$c" = "1 2" ] && ok "completion: rss --rule: the policy's rule numbers" || fail "completion: rss --rule: '$c'"
+	rm -f "$T/policy"
 	c=$(comp mmtunectl run --order "")
 	[ "$c" = "$orders" ] && ok "completion: run --order from info" || fail "completion: run --order: '$c'"
 	c=$(comp mmtunectl tune --apply-comm bas)

@@ -37,7 +37,7 @@ man_host() {
 			ok "man: ${p##*/} .TH date $date: not before the page's last change (${last:-no git}), not after today"
 		fi
 	done
-	for v in status get set stats pfn_valid policy tune run report; do
+	for v in status get set stats pfn_valid policy tune run report rss; do
 		grep -qE "^(\.(B|BR|BI) \"?|\\\\fB)$v" "$US/man/mmtunectl.8" && ok "man: describes $v" || fail "man: no $v"
 	done
 	render "$US/man/mmtunectl.8" | sed -n '/^VERBS/,/^OPTIONS/p' | grep -E '^       [a-z_]+( |$)' | sed 's/^ *//' >"$W/man-heads"
@@ -45,7 +45,7 @@ man_host() {
 	w=$(awk '{ o = gsub(/\[/, "["); c = gsub(/\]/, "]"); if (o != c) print }' "$W/man-heads")
 	[ -s "$W/man-heads" ] && [ -z "$w" ] && ok "man: every verb heading is whole on its line ($(wc -l <"$W/man-heads"))" ||
 		fail "man: a verb heading is cut: ${w:-none found}"
-	for v in status get set stats save; do
+	for v in status get set stats save rss; do
 		h=$("$CTL" --help | sed -n "s/^  \($v\( .*\)\?\)$/\1/p" | tr A-Z a-z)
 		m=$(grep -m1 -E "^$v( |$)" "$W/man-heads" | tr A-Z a-z)
 		[ -n "$h" ] && [ "$h" = "$m" ] && ok "man: the heading of $v is --help's ($h)" || fail "man: heading of $v: '$m', --help has '$h'"

@@ -1093,6 +1093,9 @@ suite_report() {
 	unset MMTUNE_SYSFS_THP
 }
 
+# rss: `mmtunectl rss` against a fake rss file and /proc (tests/host/rss.sh)
+. "$TOP/tests/host/rss.sh"
+
 run_suites() {
 	CTL=$1/mmtunectl
 	UNIT=$1/unit
@@ -1106,11 +1109,12 @@ run_suites() {
 	suite_perm
 	suite_plane
 	suite_report
+	suite_rss
 }
 
 # tests/host/run.sh SUITE...: those suites alone, on the plain build (no
 # sanitizer pass, install, build flags, man pages or fuzzing)
-HOST_SUITES="unit usage module kernel policy policy_auto prometheus perm plane report abi_doc results"
+HOST_SUITES="unit usage module kernel policy policy_auto prometheus perm plane report rss abi_doc results"
 if [ $# -gt 0 ]; then
 	for s in "$@"; do
 		case " $HOST_SUITES " in

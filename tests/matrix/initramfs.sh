@@ -8,7 +8,7 @@
 # where a GNU binary is installed), busybox filling in every other command,
 # the tests (tests/lib.sh, tests/vm/lib.sh and the suites in $MMT_MATRIX_TESTS, default
 # every tests/vm/t-*.sh but t-00-boot, which checks the vng rig, and those
-# with a "# requires: python3" line; a name with a slash is a path), the static userspace
+# with a "# requires: ..." line; a name with a slash is a path), the static userspace
 # tools in /mmtune/userspace, the module
 # at /mmtune/module/mmtune.ko and installed as
 # /lib/modules/<kver>/updates/mmtune.ko (depmod'ed, for `modprobe mmtune`),
@@ -78,9 +78,9 @@ if [ -z "$tests" ]; then
 	for t in "$MMT_TOP"/tests/vm/t-*.sh; do
 		n=$(basename "$t" .sh)
 		[ "$n" = t-00-boot ] && continue
-		# a suite that cannot run without python3 says so in a line
-		# "# requires: python3" (the busybox guest has none)
-		grep -q '^# requires:.*python3' "$t" && continue
+		# a suite that cannot run without a program the busybox guest
+		# lacks (python3, sqlite3) says so in a "# requires: ..." line
+		grep -q '^# requires:' "$t" && continue
 		tests="$tests $n"
 	done
 fi

@@ -112,6 +112,15 @@ fi
 # every debugfs file with a write bit is refused, reads included
 if (echo 1 > $MMT/stats_enable) 2>/dev/null; then fail "debugfs write refused"; else ok "debugfs write refused"; fi
 if cat $MMT/stats > /dev/null 2>&1; then fail "debugfs stats read refused"; else ok "debugfs stats read refused"; fi
+# rss (0400) stays readable, every process; its selection, a write, is refused
+head -n 1 $MMT/rss > "$WORK/rss" 2>&1
+check "debugfs rss readable under lockdown" grep -q '^# available ' "$WORK/rss"
+if (echo pid=1 > $MMT/rss) 2>/dev/null; then fail "debugfs rss selection refused"; else ok "debugfs rss selection refused"; fi
+if "$CTL" rss $$ > "$WORK/rss" 2>&1 && grep -q "^ *$$ " "$WORK/rss"; then
+	ok "mmtunectl rss PID under lockdown: every process read, PID kept"
+else
+	fail "mmtunectl rss PID under lockdown: $(head -c 200 "$WORK/rss")"
+fi
 
 # --- every tunable through its parameter
 MAX=$(sysv info/max_order)

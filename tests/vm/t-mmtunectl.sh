@@ -15,6 +15,7 @@ chmod 755 "$WORK"
 BGPID=
 cleanup() {
 	[ -n "$BGPID" ] && kill "$BGPID" 2>/dev/null
+	[ -n "${RP:-}" ] && kill "$RP" 2>/dev/null
 	unload_module
 	[ -n "${ORIG:-}" ] && echo "$ORIG" > $KFA
 	rm -rf "$WORK"
@@ -235,11 +236,66 @@ wait $BGPID 2>/dev/null
 BGPID=
 t_rc "set stats_enable 0" 0 "$CTL" set stats_enable 0
 
+# --- rss: a process that read one page in 4 of a cached file and holds
+# it mapped (faultprobe); the verb's untouched bytes for it are the
+# module's rss file's (its file lines' untouched pages times the page
+# size, read just before and just after), the file named
+if head -n 1 $MMT/rss | grep -q '^# available 1 '; then
+	RSSP=$WORK/rssprobe
+	if [ -x "${MMT_PROBE:-}" ]; then cp "$MMT_PROBE" "$RSSP"; else
+		cc -O2 -o "$RSSP" "$MMT_TOP/tests/vm/probe/faultprobe.c" -lpthread; fi
+	dd if=/dev/zero of="$WORK/rssfile" bs="$PSZ" count=256 status=none
+	mkfifo "$WORK/rsshold"
+	UON=0
+	"$CTL" set usefulness_enable 1 2> "$WORK/err" && UON=1	# x86_64 and arm64
+	FAULTPROBE_STRIDE=4 FAULTPROBE_LIVE=1:0 FAULTPROBE_HOLD=$WORK/rsshold \
+		"$RSSP" "$WORK/rssfile" > "$WORK/rssout" & RP=$!
+	n=0
+	while ! [ -s "$WORK/rssout" ] && [ $n -lt 150 ]; do sleep 0.2; n=$((n + 1)); done
+	# kpages: the sum of the untouched pages of $RP's file lines in the module's file
+	kpages() {
+		exec 3<>$MMT/rss
+		printf 'pid=%s' "$RP" >&3
+		cat <&3 > "$WORK/krss"
+		exec 3>&-
+		sed -n "s/^pid=$RP mapped=[0-9]* untouched=\([0-9]*\) file=.*/\1/p" "$WORK/krss" |
+			awk '{ s += $1 } END { print s + 0 }'
+	}
+	k1=$(kpages)
+	run "$CTL" rss --json "$RP"
+	k2=$(kpages)
+	t_json "rss --json PID: untouched_bytes = the module's file lines' pages x $PSZ ($k1, $k2 pages)" \
+		"[p['pid'] for p in d['processes']] == [$RP] and d['processes'][0]['untouched_bytes'] in ($k1 * $PSZ, $k2 * $PSZ)"
+	if [ $UON = 1 ]; then
+		t_json "rss --json PID: untouched_bytes > 0, some of them in the file it read" \
+			"d['processes'][0]['untouched_bytes'] > 0 and any(f['path'] == '$WORK/rssfile' and f['untouched_bytes'] > 0 for f in d['processes'][0]['files'])"
+	else
+		skip "rss --json PID: untouched_bytes > 0" "usefulness_enable 1 refused: $(errline)"
+	fi
+	run "$CTL" rss "$RP"
+	[ "$RC" = 0 ] && grep -qF "$WORK/rssfile" "$WORK/out" && ok "rss PID: exit 0, the file named" ||
+		fail "rss PID: exit $RC: $(errline)"
+	show
+	echo > "$WORK/rsshold"
+	wait $RP
+	RP=
+	true & dead=$!
+	wait $dead
+	t_rc "rss PID of no process: exit 1" 1 "$CTL" rss "$dead"
+	t_grep "rss PID of no process: says so" err "no process $dead"
+	t_rc "rss --cgroup of no cgroup: exit 1" 1 "$CTL" rss --cgroup /mmt-no-such-cgroup
+	t_grep "rss --cgroup of no cgroup: says so" err "no cgroup /mmt-no-such-cgroup"
+	if [ $UON = 1 ]; then "$CTL" set usefulness_enable 0; fi
+else
+	t_rc "rss, available 0: exit 1" 1 "$CTL" rss
+	t_grep "rss, available 0: says so" err "unavailable on this kernel/arch"
+fi
+
 # --- an unprivileged user: a clear error, exit 1, for what is root's
 # (debugfs, every write, the policy's parameter); what the kernel shows
 # everyone (the order's parameter, /sys/kernel/mm/mmtune) reads
 NOBODY="setpriv --reuid=65534 --regid=65534 --clear-groups"
-for args in "set fault_around_order 2" "set stats_enable 1" "policy show" "stats --reset"; do
+for args in "set fault_around_order 2" "set stats_enable 1" "policy show" "stats --reset" "rss"; do
 	# shellcheck disable=SC2086
 	t_rc "unprivileged: $args: exit 1" 1 $NOBODY "$CTL" $args
 	t_grep "unprivileged: $args: says run as root" err "run as root"

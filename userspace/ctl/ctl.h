@@ -53,14 +53,15 @@ int do_tune(int argc, char **argv);
 int do_save(int argc, char **argv);
 int do_run(int argc, char **argv);
 int do_report(int argc, char **argv);
+int do_rss(int argc, char **argv);
 
 extern const char status_optstring[], stats_optstring[], pfn_valid_optstring[];
 extern const char policy_optstring[], tune_optstring[], save_optstring[], run_optstring[];
-extern const char report_optstring[];
+extern const char report_optstring[], rss_optstring[];
 extern const char plain_optstring[];
 extern const struct option status_opts[], stats_opts[], pfn_valid_opts[], policy_opts[];
 extern const struct option tune_opts[], save_opts[], run_opts[], plain_opts[];
-extern const struct option report_opts[];
+extern const struct option report_opts[], rss_opts[];
 
 /* util.c: errors and reads every verb shares (main.c only dispatches) */
 int usage_err(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

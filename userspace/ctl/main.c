@@ -78,6 +78,18 @@ static const struct cmd cmds[] = {
 	  "mmtune's knobs and rules, counters (deltas over COMMAND if given, which is\n"
 	  "run and its exit status shown), usefulness, latency percentiles.\n"
 	  "  --json           one JSON object, a member per section\n" },
+	{ "rss", do_rss, rss_optstring, rss_opts,
+	  "usage: " PROG " rss [--json] [--top N] [--files] [PID | --cgroup PATH | --rule N]",
+	  "How much RSS fault-around adds, now: per process, the pages of its file\n"
+	  "mappings (mapped) and those fault-around mapped ahead that it never touched\n"
+	  "(untouched), beside RssFile and RssShmem; then the files with the most,\n"
+	  "summed over the processes.  Needs usefulness_enable 1 on x86.  See mmtunectl(8).\n"
+	  "  PID              that process (default: every process)\n"
+	  "  --cgroup PATH    the processes of that cgroup v2 and of those below it\n"
+	  "  --rule N         the processes of the N-th rule 'mmtunectl policy' lists\n"
+	  "  --top N          files in the top list (default 10; 0: none)\n"
+	  "  --files          each process's files under it\n"
+	  "  --json           one JSON object\n" },
 	{ "help", do_help, NULL, NULL, "usage: " PROG " help [VERB]", "Show help for " PROG " or for VERB.\n" },
 };
 

@@ -1,0 +1,202 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+# Sourced by tests/host/run.sh: suite_rss, `mmtunectl rss` against a fake
+# <debugfs>/mmtune/rss (module/rss.c's text) and a fake /proc
+# (MMTUNE_PROC) of status files.  Figures in pages of 4096 bytes, worked
+# out by hand below.  A regular file cannot act on the selection written
+# to it (pid=, cgroup=): the verb appends it there (O_APPEND), skips it
+# when it reads the file, and filters by pid itself.  Needs $CTL, $T, $W,
+# $PY, $TOP, fresh(), no_module() and tests/lib.sh.
+
+# rss_tree: the fixture tree, an rss file, a policy and a fake /proc.
+#   pid 100 post gres  400/250 pages: libc 100/50 + 50/20 (two lines: 150/70), "/data/my db" 250/180
+#   pid 200 java       busy
+#   pid 300 cc1         60/30: libc 40/20, (more) 20/10; exited (no status)
+#   pid 400 cc1         81/41: "/tmp/a<TAB>tab\back<NL>nl" 30/25, libc 51/16
+#   pid 500 idle        10/0:  /usr/bin/idle 10/0
+# mapped/untouched, pages.  Files over all: my db 250/180, libc 241/106,
+# tab 30/25, (more) 20/10, idle 10/0; total 551/321 (busy: none counted).
+rss_tree() {
+	local p
+	fresh
+	printf '%s\n' '# available 1 usefulness_enable 1 page_size 4096' \
+		'pid=100 mapped=400 untouched=250 comm=post\040gres' \
+		'pid=100 mapped=100 untouched=50 file=/usr/lib/libc.so.6' \
+		'pid=100 mapped=250 untouched=180 file=/data/my\040db' \
+		'pid=100 mapped=50 untouched=20 file=/usr/lib/libc.so.6' \
+		'pid=200 busy comm=java' \
+		'pid=300 mapped=60 untouched=30 comm=cc1' \
+		'pid=300 mapped=40 untouched=20 file=/usr/lib/libc.so.6' \
+		'pid=300 mapped=20 untouched=10 file=(more)' \
+		'pid=400 mapped=81 untouched=41 comm=cc1' \
+		'pid=400 mapped=30 untouched=25 file=/tmp/a\011tab\134back\012nl' \
+		'pid=400 mapped=51 untouched=16 file=/usr/lib/libc.so.6' \
+		'pid=500 mapped=10 untouched=0 comm=idle' \
+		'pid=500 mapped=10 untouched=0 file=/usr/bin/idle' >"$T/rss"
+	printf '%s\n' '# rules 3/32' '# kernel order=4' '# default order=4 hits=5 pages=-' \
+		'comm=cc1 order=2 # hits=1 pages=-' 'pid=300 order=3 # hits=0 pages=-' \
+		'cgroup=/mmt-x order=auto # hits=0 pages=- auto_order=4 raised=0 lowered=0 learned=0 useful=-' \
+		>"$T/policy"
+	rm -rf "$W/proc"
+	for p in 100 200 400 500; do mkdir -p "$W/proc/$p"; done
+	printf 'Name:\tpostgres\nVmRSS:\t 2000 kB\nRssAnon:\t 388 kB\nRssFile:\t 1600 kB\nRssShmem:\t 12 kB\n' >"$W/proc/100/status"
+	printf 'RssFile:\t 99 kB\nRssShmem:\t 0 kB\n' >"$W/proc/200/status"
+	printf 'RssFile:\t 320 kB\nRssShmem:\t 0 kB\n' >"$W/proc/400/status"
+	printf 'RssFile:\t 40 kB\nRssShmem:\t 4 kB\n' >"$W/proc/500/status"
+	export MMTUNE_PROC=$W/proc
+}
+
+# rss_pids: the pids of the table's rows, in order
+rss_pids() { awk '/^ *total /{ exit } NR > 1 { printf "%s ", $1 }' "$W/out"; }
+
+suite_rss() {
+	local l root
+	rss_tree
+	run "$CTL" rss
+	[ "$RC" = 0 ] && [ ! -s "$W/err" ] && ok "rss: exit 0, quiet" || fail "rss: exit $RC: $(errline)"
+	t_grep "rss: the header" out '^ +PID COMM +RssFile +RssShmem +mapped +untouched +untouched%$'
+	expect_eq "rss: by untouched, busy last" "$(rss_pids)" "100 400 300 500 200 "
+	t_grep "rss: a row, its comm's \\040 a space, duplicate file lines in its figures" out \
+		'^ +100 post gres +1600 kB +12 kB +1600 kB +1000 kB +62\.5%$'
+	t_grep "rss: an exited process: - for RssFile and RssShmem" out '^ +300 cc1 +- +- +240 kB +120 kB +50\.0%$'
+	t_grep "rss: busy: /proc's figures, no counts" out '^ +200 java +99 kB +0 kB +busy +- +-$'
+	t_grep "rss: nothing untouched: 0.0%" out '^ +500 idle +40 kB +4 kB +40 kB +0 kB +0\.0%$'
+	t_grep "rss: the total, busy ones left out" out '^ +total 5 processes +2204 kB +1284 kB +58\.3%$'
+	t_grep "rss: top files: summed over processes and lines" out '^ +964 kB +424 kB +44\.0%  /usr/lib/libc\.so\.6$'
+	t_grep "rss: top files: \\040 a space" out '^ +1000 kB +720 kB +72\.0%  /data/my db$'
+	t_grep "rss: top files: tab and newline shown as ?, \\134 a backslash" out '^ +120 kB +100 kB +83\.3%  /tmp/a\?tab\\back\?nl$'
+	t_grep "rss: top files: (more)" out '^ +80 kB +40 kB +50\.0%  \(more\)$'
+	expect_eq "rss: top files: by untouched" \
+		"$(sed -n '/^Top files/,$p' "$W/out" | awk 'NR > 2 { print $NF }' | tr '\n' ' ')" \
+		"db /usr/lib/libc.so.6 /tmp/a?tab\\back?nl (more) /usr/bin/idle "
+	grep -q '^ *[0-9].*kB.*/usr/lib/libc' <(sed '/^ *total /q' "$W/out") &&
+		fail "rss: file lines without --files" || ok "rss: no file lines without --files"
+
+	run "$CTL" rss --files --top 2
+	l=$(sed -n '/^ *100 post gres/{n;p;n;p}' "$W/out")
+	expect_eq "rss --files: a process's files under it, its duplicate lines summed" "$l" \
+		"$(printf '%50s%12s %12s %10s  %s\n%50s%12s %12s %10s  %s' '' '1000 kB' '720 kB' '72.0%' '/data/my db' \
+			'' '600 kB' '280 kB' '46.7%' '/usr/lib/libc.so.6')"
+	expect_eq "rss --top 2: two files" "$(sed -n '/^Top files/,$p' "$W/out" | tail -n +3 | wc -l)" 2
+	run "$CTL" rss --top 0
+	[ "$RC" = 0 ] && ! grep -q '^Top files' "$W/out" && ok "rss --top 0: no top files" ||
+		fail "rss --top 0: exit $RC: $(head -c 300 "$W/out")"
+
+	run "$CTL" rss --json
+	t_json "rss --json: the header's page size and usefulness_enable, the order" \
+		'd["page_size"] == 4096 and d["usefulness_enable"] is True and [p["pid"] for p in d["processes"]] == [100, 400, 300, 500, 200]'
+	t_json "rss --json: a process, exact, its files summed by path" \
+		'd["processes"][0] == {"pid": 100, "comm": "post gres", "busy": False, "rss_file_kb": 1600, "rss_shmem_kb": 12, "mapped_bytes": 400 * 4096, "untouched_bytes": 250 * 4096, "files": [{"path": "/data/my db", "mapped_bytes": 250 * 4096, "untouched_bytes": 180 * 4096}, {"path": "/usr/lib/libc.so.6", "mapped_bytes": 150 * 4096, "untouched_bytes": 70 * 4096}]}'
+	t_json "rss --json: busy: null bytes, no files" \
+		'd["processes"][4] == {"pid": 200, "comm": "java", "busy": True, "rss_file_kb": 99, "rss_shmem_kb": 0, "mapped_bytes": None, "untouched_bytes": None, "files": []}'
+	t_json "rss --json: exited: null kB; (more) a file" \
+		'd["processes"][2]["rss_file_kb"] is None and d["processes"][2]["rss_shmem_kb"] is None and d["processes"][2]["files"][1] == {"path": "(more)", "mapped_bytes": 20 * 4096, "untouched_bytes": 10 * 4096}'
+	t_json "rss --json: escapes decoded" \
+		'd["processes"][1]["files"][0]["path"] == "/tmp/a\ttab\\back\nnl" and d["processes"][1]["comm"] == "cc1"'
+	t_json "rss --json: top files summed, by untouched; the total" \
+		'[(f["path"], f["mapped_bytes"] // 4096, f["untouched_bytes"] // 4096) for f in d["files"]] == [("/data/my db", 250, 180), ("/usr/lib/libc.so.6", 241, 106), ("/tmp/a\ttab\\back\nnl", 30, 25), ("(more)", 20, 10), ("/usr/bin/idle", 10, 0)] and d["total"] == {"mapped_bytes": 551 * 4096, "untouched_bytes": 321 * 4096}'
+	expect_eq "rss --json: one line" "$(wc -l <"$W/out")" 1
+	run "$CTL" rss --json --top 1
+	t_json "rss --json --top 1: one top file, every process's own" \
+		'len(d["files"]) == 1 and len(d["processes"][0]["files"]) == 2'
+
+	# selections: PID and --rule N (comm= ours; pid= and cgroup= written
+	# to the file, which a regular file ignores; the pid filtered here too)
+	run "$CTL" rss --json 400
+	t_json "rss PID: that process alone" \
+		'[p["pid"] for p in d["processes"]] == [400] and d["total"] == {"mapped_bytes": 81 * 4096, "untouched_bytes": 41 * 4096} and [f["path"] for f in d["files"]] == ["/tmp/a\ttab\\back\nnl", "/usr/lib/libc.so.6"]'
+	expect_eq "rss PID: the selection written (appended to the fake)" "$(tail -n 1 "$T/rss")" "pid=400"
+	run "$CTL" rss --json
+	t_json "rss: the appended selection line skipped" 'd["total"] == {"mapped_bytes": 551 * 4096, "untouched_bytes": 321 * 4096}'
+	# under lockdown the file opens read-only alone (EPERM for writing):
+	# an immutable file stands for it; PID is then kept from every process
+	if chattr +i "$T/rss" 2>/dev/null; then
+		run "$CTL" rss --json 400
+		t_json "rss PID, the file read-only (lockdown): that process, from every process's lines" \
+			'[p["pid"] for p in d["processes"]] == [400] and d["total"]["untouched_bytes"] == 41 * 4096'
+		t_rc "rss --cgroup, the file read-only (lockdown): exit 1" 1 "$CTL" rss --cgroup /a/b
+		chattr -i "$T/rss"
+		t_grep "rss --cgroup, the file read-only: names lockdown" err 'refused \(kernel lockdown\?\)'
+	else
+		skip "rss PID, the file read-only (lockdown)" "chattr +i refused here"
+	fi
+	run "$CTL" rss --rule 1
+	expect_eq "rss --rule 1 (comm=cc1): its processes" "$(rss_pids)" "400 300 "
+	t_grep "rss --rule 1: their total" out '^ +total 2 processes +564 kB +284 kB +50\.4%$'
+	run "$CTL" rss --json --rule 2
+	t_json "rss --rule 2 (pid=300): that process" '[p["pid"] for p in d["processes"]] == [300]'
+	expect_eq "rss --rule 2: pid=300 written" "$(tail -n 1 "$T/rss")" "pid=300"
+	run "$CTL" rss --json --rule 3
+	[ "$RC" = 0 ] && [ "$(tail -n 1 "$T/rss")" = "cgroup=/mmt-x" ] && ok "rss --rule 3 (cgroup=/mmt-x): cgroup= written, exit 0" ||
+		fail "rss --rule 3: exit $RC, last line '$(tail -n 1 "$T/rss")': $(errline)"
+	t_json "rss --rule 3: what the (fake) kernel gave" 'len(d["processes"]) == 5'
+	run "$CTL" rss --cgroup /a/b
+	[ "$RC" = 0 ] && [ "$(tail -n 1 "$T/rss")" = "cgroup=/a/b" ] && ok "rss --cgroup /a/b: written" ||
+		fail "rss --cgroup /a/b: exit $RC, last line '$(tail -n 1 "$T/rss")': $(errline)"
+	root=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+	if [ -n "$root" ] && [ "$root" != / ]; then
+		run "$CTL" rss --cgroup "$root/a/b"
+		expect_eq "rss --cgroup under the cgroup2 mount: its cgroup path" "$(tail -n 1 "$T/rss")" "cgroup=/a/b"
+	fi
+	run "$CTL" rss 999
+	[ "$RC" = 0 ] && [ "$(rss_pids)" = "" ] && grep -q 'note: .*no file pages' "$W/err" &&
+		ok "rss PID with no lines: exit 0, a note" || fail "rss 999: exit $RC, rows '$(rss_pids)': $(errline)"
+	t_rc "rss --rule 4: no such rule, exit 2" 2 "$CTL" rss --rule 4
+	t_grep "rss --rule 4: says so" err 'no rule 4: the policy has 3 rules'
+	sed -i 's/^pid=300 order=3 # /&exited /' "$T/policy"
+	l=$(cat "$T/rss")
+	t_rc "rss --rule 2, its process exited: exit 1" 1 "$CTL" rss --rule 2
+	t_grep "rss --rule 2, exited: says so" err 'rule 2: its process 300 has exited'
+	expect_eq "rss --rule 2, exited: nothing written" "$(cat "$T/rss")" "$l"
+
+	# the header's limits
+	sed -i '1s/.*/# available 1 usefulness_enable 0 page_size 4096/' "$T/rss"
+	run "$CTL" rss
+	[ "$RC" = 0 ] && [ "$(rss_pids)" = "100 400 300 500 200 " ] && ok "rss, usefulness_enable 0: exit 0, the figures" ||
+		fail "rss, usefulness_enable 0: exit $RC: $(errline)"
+	t_grep "rss, usefulness_enable 0: a warning, what to run" err \
+		"^mmtunectl: warning: usefulness_enable is 0: .*maps old \\(arm64\\).*'mmtunectl set usefulness_enable 1'"
+	run "$CTL" rss --json
+	t_json "rss --json, usefulness_enable 0: false" 'd["usefulness_enable"] is False'
+	sed -i '1s/.*/# available 1 usefulness_enable 1 page_size 65536/' "$T/rss"
+	run "$CTL" rss --json 100
+	t_json "rss: pages times the header's page_size" 'd["page_size"] == 65536 and d["total"]["untouched_bytes"] == 250 * 65536'
+	echo '# available 0 usefulness_enable 0 page_size 4096' >"$T/rss"
+	t_rc "rss, available 0: exit 1" 1 "$CTL" rss
+	t_grep "rss, available 0: unavailable" err 'rss: unavailable on this kernel/arch'
+	echo 'pid=1 mapped=1 untouched=1 comm=x' >"$T/rss"
+	t_rc "rss, no header: exit 1" 1 "$CTL" rss
+	: >"$T/rss"
+	t_rc "rss, empty file: exit 1" 1 "$CTL" rss
+
+	# usage: exit 2, one line, nothing written
+	rss_tree
+	for l in "--top -1" "--top x" "--top" "0" "abc" "-5" "4194305" "100 200" "100 --cgroup /x" \
+		"--cgroup x" "--cgroup" "--rule 0" "--rule x" "--rule 1 100" "--rule 1 --cgroup /x" "--bogus"; do
+		# shellcheck disable=SC2086 # the arguments, split
+		t_rc "rss $l: exit 2" 2 "$CTL" rss $l
+	done
+	t_rc "rss --cgroup with a newline: exit 2" 2 "$CTL" rss --cgroup "$(printf '/a\nb')"
+	expect_eq "rss: bad usage writes nothing" "$(tail -n 1 "$T/rss")" 'pid=500 mapped=10 untouched=0 file=/usr/bin/idle'
+	t_out "rss --help: usage and the options" "$("$CTL" help rss)" "$CTL" rss --help
+	t_grep "rss --help: the usage line" out '^usage: mmtunectl rss \[--json\] \[--top N\] \[--files\] \[PID \| --cgroup PATH \| --rule N\]$'
+
+	# no module, no rss file, no debugfs: exit 1, one line
+	rm "$T/rss"
+	t_rc "rss: a module without the rss file: exit 1" 1 "$CTL" rss
+	t_grep "rss: a module without it: says so" err 'this mmtune module has no rss file'
+	rss_tree
+	no_module
+	t_rc "rss without the module: exit 1" 1 "$CTL" rss
+	t_grep "rss without the module: names modprobe" err "modprobe mmtune"
+	rss_tree
+	export MMTUNE_DEBUGFS=
+	t_rc "rss without debugfs: exit 1" 1 "$CTL" rss
+	t_grep "rss without debugfs: says so" err 'debugfs is not mounted'
+	fresh
+	unset MMTUNE_PROC
+
+	l=$($PY "$TOP/tests/host/funclen.py" "$US/ctl/rss.c" | sed -n 1p)
+	[ -n "$l" ] && [ "${l%% *}" -le 80 ] && ok "userspace/ctl/rss.c: the longest function has ${l%% *} lines (${l##* })" ||
+		fail "userspace/ctl/rss.c: a function over 80 lines: ${l:-funclen.py found none}"
+}

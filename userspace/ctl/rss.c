@@ -1,0 +1,738 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmtunectl rss: how much RSS fault-around adds, now.  The module's
+ * <debugfs>/mmtune/rss (module/rss.c) gives, per process and per file it
+ * maps, the pages its file mappings map with PTEs ("mapped") and those of
+ * them still old ("untouched"): pages fault-around mapped ahead that the
+ * process has not touched.  Shown beside RssFile and RssShmem of
+ * /proc/PID/status (env MMTUNE_PROC stands for /proc in tests), the
+ * processes by untouched bytes, then the files summed over them; or one
+ * JSON object, rendered once through out.c.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ctl.h"
+
+const char rss_optstring[] = ":jt:fc:r:h";	/* options anywhere: PID never starts with '-' */
+const struct option rss_opts[] = {
+	{ "json", no_argument, NULL, 'j' },
+	{ "top", required_argument, NULL, 't' },
+	{ "files", no_argument, NULL, 'f' },
+	{ "cgroup", required_argument, NULL, 'c' },
+	{ "rule", required_argument, NULL, 'r' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+#define TOP_DEF		10
+#define TOP_MAX		100000
+#define READ_MAX	(1UL << 30)	/* a larger read is refused, not cut */
+#define PID_MAX		4194304		/* the kernel's PID_MAX_LIMIT */
+/* the text columns: PID COMM RssFile RssShmem mapped untouched untouched% */
+#define COLS		"%7s %-15s %12s %12s %12s %12s %10s\n"
+#define FILE_INDENT	50		/* a process's file lines: under "mapped" */
+
+/* What the read keeps: every process, the kernel's pid= or cgroup=, or a comm. */
+enum { SEL_ALL, SEL_PID, SEL_CGROUP, SEL_COMM };
+
+struct rss_args {
+	int json, files, kind, nsel;
+	long top, pid, rule;	/* rule: 1-based, 0 for none */
+	char arg[PATH_MAX];	/* SEL_CGROUP: the cgroup path; SEL_COMM: the name */
+};
+
+/* A file's pages: of one process, or summed over the processes shown. */
+struct rfile {
+	const char *path;	/* into the read buffer, unescaped */
+	unsigned long long mapped, untouched;
+};
+
+struct rproc {
+	long pid;
+	const char *comm;
+	int busy;				/* mmap lock held: no counts */
+	unsigned long long mapped, untouched;	/* pages */
+	size_t f0, nf;				/* its files: rset.f[f0, f0 + nf) */
+	long long file_kb, shmem_kb;		/* /proc/PID/status; -1: gone */
+};
+
+struct rset {
+	int available, useful, taking;	/* taking: the last process line was kept */
+	unsigned long long page_size;
+	struct rproc *p;
+	struct rfile *f, *top;
+	size_t np, capp, nf, capf, ntop;
+};
+
+/* One line of the file: a process's, a file's of it, or a busy one. */
+struct rline {
+	long pid;
+	int busy, file;
+	unsigned long long mapped, untouched;
+	char *name;		/* comm or path, unescaped */
+};
+
+static int oom(void)
+{
+	fprintf(stderr, PROG ": rss: out of memory\n");
+	return MMT_EXIT_FAIL;
+}
+
+/* ---- the arguments */
+
+/* --cgroup: a cgroup v2 path, or its directory under the cgroup2 mount (as policy takes it). */
+static int cgroup_arg(struct rss_args *a, const char *v)
+{
+	const char *root = mmt_cgroup2_root(), *path = v;
+	size_t rl = root ? strlen(root) : 0, i;
+
+	for (i = 0; v[i]; i++)
+		if ((unsigned char)v[i] < ' ' || v[i] == 0x7f)
+			return usage_err("rss", "--cgroup: a control character in the path");
+	if (root && rl > 1 && !strncmp(v, root, rl) && (v[rl] == '/' || !v[rl]))
+		path = v[rl] ? v + rl : "/";
+	if (path[0] != '/' || strlen(path) >= sizeof(a->arg))
+		return usage_err("rss", "--cgroup '%.60s': want a cgroup v2 path like /system.slice/foo.service", v);
+	snprintf(a->arg, sizeof(a->arg), "%s", path);
+	a->kind = SEL_CGROUP;
+	a->nsel++;
+	return 0;
+}
+
+static int rss_opt(int c, struct rss_args *a, char **argv)
+{
+	switch (c) {
+	case 'j': a->json = 1; return 0;
+	case 'f': a->files = 1; return 0;
+	case 'c': return cgroup_arg(a, optarg);
+	case 't':
+		if (mmt_parse_long(optarg, 0, TOP_MAX, &a->top))
+			return usage_err("rss", "--top: '%.40s' is not a number 0..%d", optarg, TOP_MAX);
+		return 0;
+	case 'r':
+		if (mmt_parse_long(optarg, 1, LONG_MAX, &a->rule))
+			return usage_err("rss", "--rule: '%.40s' is not a rule number (1, 2, ...)", optarg);
+		a->nsel++;
+		return 0;
+	default:
+		return bad_opt("rss", c, argv);
+	}
+}
+
+/* The options and the PID into a; 0, or an exit code after saying why. */
+static int rss_args(int argc, char **argv, struct rss_args *a)
+{
+	int c, rc;
+
+	memset(a, 0, sizeof(*a));
+	a->top = TOP_DEF;
+	while ((c = getopt_long(argc, argv, rss_optstring, rss_opts, NULL)) != -1)
+		if ((rc = rss_opt(c, a, argv)))
+			return rc;
+	if (optind < argc) {
+		if (mmt_parse_long(argv[optind], 1, PID_MAX, &a->pid))
+			return usage_err("rss", "'%.40s' is not a process id", argv[optind]);
+		a->kind = SEL_PID;
+		a->nsel++;
+	}
+	if (optind + 1 < argc)
+		return usage_err("rss", "unexpected argument '%.40s'", argv[optind + 1]);
+	if (a->nsel > 1)
+		return usage_err("rss", "one of PID, --cgroup and --rule at most");
+	return 0;
+}
+
+/*
+ * A rule's match as the selection: pid= and cgroup= the kernel's, comm=
+ * ours.  An exited pid= rule's number may be another process's by now.
+ */
+static int match_sel(struct rss_args *a, const struct mmt_prule *r)
+{
+	const char *m = r->match;
+
+	if (!strncmp(m, "pid=", 4) && !mmt_parse_long(m + 4, 1, INT_MAX, &a->pid)) {
+		a->kind = SEL_PID;
+		if (!r->exited)
+			return 0;
+		fprintf(stderr, PROG ": rss: rule %ld: its process %ld has exited\n", a->rule, a->pid);
+		return MMT_EXIT_FAIL;
+	}
+	if (!strncmp(m, "cgroup=", 7) || !strncmp(m, "comm=", 5)) {
+		a->kind = m[1] == 'g' ? SEL_CGROUP : SEL_COMM;
+		snprintf(a->arg, sizeof(a->arg), "%s", strchr(m, '=') + 1);
+		return 0;
+	}
+	fprintf(stderr, PROG ": rss: rule %ld: unexpected match '%.60s'\n", a->rule, m);
+	return MMT_EXIT_FAIL;
+}
+
+/* --rule N: the N-th rule of the policy file, as `mmtunectl policy` lists them. */
+static int rule_sel(struct rss_args *a)
+{
+	struct mmt_policy *ps = calloc(1, sizeof(*ps));
+	int rc;
+
+	if (!ps)
+		return oom();
+	rc = -read_policy(ps);
+	if (!rc && a->rule > ps->nr) {
+		fprintf(stderr, PROG ": rss: no rule %ld: the policy has %d rule%s (see '" PROG " policy')\n",
+			a->rule, ps->nr, ps->nr == 1 ? "" : "s");
+		rc = MMT_EXIT_USAGE;
+	}
+	if (!rc)
+		rc = match_sel(a, &ps->r[a->rule - 1]);
+	free(ps);
+	return rc;
+}
+
+/* ---- the module's file */
+
+/*
+ * <debugfs>/mmtune/rss into path and opened, for writing too if *sel:
+ * fd, or -(exit code) after saying why.  Under lockdown the file opens
+ * read-only alone: a PID is then kept by keep() from every process's
+ * lines (*sel cleared); a cgroup cannot be.
+ */
+static int rss_open(const struct rss_args *a, char *path, size_t n, int *sel)
+{
+	const char *root;
+	int fd;
+
+	if (!mmt_module_loaded())	/* the library's "not loaded: modprobe" */
+		return -lib_fail(mmt_errno_to_err(ENOENT, "rss", NULL));
+	root = mmt_debugfs_root();
+	if (!root) {
+		fprintf(stderr, PROG ": debugfs is not mounted: run 'mount -t debugfs none /sys/kernel/debug'\n");
+		return -MMT_EXIT_FAIL;
+	}
+	snprintf(path, n, "%s/mmtune/rss", root);
+	/*
+	 * O_APPEND: the module's write handler takes no position (the file's
+	 * stays 0); a regular file standing for it in tests keeps its text,
+	 * the selection after it (a line the parser skips).
+	 */
+	fd = open(path, *sel ? O_RDWR | O_APPEND | O_CLOEXEC : O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && errno == EPERM && *sel && a->kind == SEL_PID) {
+		*sel = 0;
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	if (fd >= 0)
+		return fd;
+	if (errno == ENOENT) {
+		fprintf(stderr, PROG ": this mmtune module has no rss file (see '" PROG " status')\n");
+		return -MMT_EXIT_FAIL;
+	}
+	return -lib_fail(mmt_errno_to_err(errno, path, NULL));
+}
+
+/* The kernel refused the selection line (its newline dropped) with e. */
+static int sel_fail(const struct rss_args *a, int e, const char *path, char *line)
+{
+	line[strcspn(line, "\n")] = '\0';
+	switch (e) {
+	case ESRCH:
+		fprintf(stderr, PROG ": rss: no process %ld%s\n", a->pid,
+			a->rule ? " (the rule's process has exited)" : "");
+		return MMT_EXIT_FAIL;
+	case ENOENT:
+		fprintf(stderr, PROG ": rss: no cgroup %s\n", a->arg);
+		return MMT_EXIT_FAIL;
+	case EINVAL:
+		fprintf(stderr, PROG ": rss: the module refused the selection '%.80s'\n", line);
+		return MMT_EXIT_USAGE;
+	default:
+		return lib_fail(mmt_errno_to_err(e, path, line));
+	}
+}
+
+/* Write the selection (pid= or cgroup=) before the read; 0 or an exit code. */
+static int rss_select(int fd, const struct rss_args *a, const char *path)
+{
+	char line[PATH_MAX + 16];
+	size_t n;
+	ssize_t w;
+
+	if (a->kind == SEL_PID)
+		n = (size_t)snprintf(line, sizeof(line), "pid=%ld\n", a->pid);
+	else
+		n = (size_t)snprintf(line, sizeof(line), "cgroup=%s\n", a->arg);
+	do
+		w = write(fd, line, n);
+	while (w < 0 && errno == EINTR);
+	if (w >= 0 && (size_t)w == n)
+		return 0;
+	return sel_fail(a, w < 0 ? errno : EIO, path, line);
+}
+
+/* A buffer twice *cap bytes, or NULL (errno set; *b freed). */
+static char *twice(char *b, size_t *cap)
+{
+	char *nb = *cap < READ_MAX ? realloc(b, *cap * 2) : NULL;
+
+	if (!nb) {
+		free(b);
+		errno = *cap < READ_MAX ? ENOMEM : EFBIG;
+		return NULL;
+	}
+	*cap *= 2;
+	return nb;
+}
+
+/* The whole file from offset 0 into *buf (NUL-terminated): 0, or -1 with errno. */
+static int read_all(int fd, char **buf)
+{
+	size_t cap = 1 << 20, got = 0;
+	char *b = lseek(fd, 0, SEEK_SET) < 0 ? NULL : malloc(cap);
+	ssize_t r;
+
+	if (!b)
+		return -1;	/* errno: lseek's, or malloc's ENOMEM */
+	for (;;) {
+		if (got + 1 == cap && !(b = twice(b, &cap)))
+			return -1;
+		r = read(fd, b + got, cap - 1 - got);
+		if (r > 0)
+			got += (size_t)r;
+		else if (!r || errno != EINTR)
+			break;
+	}
+	if (r < 0) {
+		r = errno;
+		free(b);
+		errno = (int)r;
+		return -1;
+	}
+	b[got] = '\0';
+	*buf = b;
+	return 0;
+}
+
+/* Open, select, read: *buf holds the text; 0 or an exit code. */
+static int rss_read(const struct rss_args *a, char **buf)
+{
+	char path[PATH_MAX + 16];
+	int sel = a->kind == SEL_PID || a->kind == SEL_CGROUP;
+	int fd = rss_open(a, path, sizeof(path), &sel), rc;
+
+	if (fd < 0)
+		return -fd;
+	rc = sel ? rss_select(fd, a, path) : 0;
+	if (!rc && read_all(fd, buf))
+		rc = errno == ENOMEM ? oom() : lib_fail(mmt_errno_to_err(errno, path, NULL));
+	close(fd);
+	return rc;
+}
+
+/* ---- parsing */
+
+/* Undo the \ooo escapes of module/rss.c (space, tab, newline, backslash) in place. */
+static void unescape(char *s)
+{
+	char *d = s;
+
+	while (*s) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*d++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+			s += 4;
+		} else {
+			*d++ = *s++;
+		}
+	}
+	*d = '\0';
+}
+
+/*
+ * "pid=N mapped=M untouched=U comm=NAME", "... file=PATH" or "pid=N busy
+ * comm=NAME" into r: 0, or -1 for a line of another form (skipped).
+ */
+static int parse_line(char *l, struct rline *r)
+{
+	char *e;
+	int n = -1;
+
+	memset(r, 0, sizeof(*r));
+	if (strncmp(l, "pid=", 4))
+		return -1;
+	r->pid = strtol(l + 4, &e, 10);
+	if (e == l + 4 || *e != ' ' || r->pid <= 0)
+		return -1;
+	l = e + 1;
+	if (!strncmp(l, "busy comm=", 10)) {
+		r->busy = 1;
+		r->name = l + 10;
+	} else if (sscanf(l, "mapped=%llu untouched=%llu %n", &r->mapped, &r->untouched, &n) == 2 &&
+		   n > 0 && (!strncmp(l + n, "comm=", 5) || !strncmp(l + n, "file=", 5))) {
+		r->file = l[n] == 'f';
+		r->name = l + n + 5;
+	} else {
+		return -1;
+	}
+	unescape(r->name);
+	return 0;
+}
+
+/* Whether the selection keeps process line r (the kernel may give more). */
+static int keep(const struct rss_args *a, const struct rline *r)
+{
+	if (a->kind == SEL_PID)
+		return r->pid == a->pid;
+	if (a->kind == SEL_COMM)
+		return !strcmp(r->name, a->arg);
+	return 1;
+}
+
+/* v with room for need elements of sz bytes (*cap: its room), or NULL (v kept). */
+static void *grow(void *v, size_t *cap, size_t need, size_t sz)
+{
+	size_t c = *cap ? *cap : 64;
+
+	if (need <= *cap)
+		return v;
+	while (c < need)
+		c *= 2;
+	v = realloc(v, c * sz);
+	if (v)
+		*cap = c;
+	return v;
+}
+
+/* Line r into s: a process kept by the selection, or a file line of the last one. */
+static int add_line(struct rset *s, const struct rline *r, const struct rss_args *a)
+{
+	struct rproc *p = s->np ? &s->p[s->np - 1] : NULL;
+	struct rfile *nf;
+
+	if (r->file) {
+		if (!s->taking || !p || p->pid != r->pid || p->busy)
+			return 0;
+		nf = grow(s->f, &s->capf, s->nf + 1, sizeof(*s->f));
+		if (!nf)
+			return -1;
+		s->f = nf;
+		s->f[s->nf++] = (struct rfile){ r->name, r->mapped, r->untouched };
+		p->nf++;
+		return 0;
+	}
+	s->taking = keep(a, r);
+	if (!s->taking)
+		return 0;
+	p = grow(s->p, &s->capp, s->np + 1, sizeof(*s->p));
+	if (!p)
+		return -1;
+	s->p = p;
+	s->p[s->np++] = (struct rproc){ .pid = r->pid, .comm = r->name, .busy = r->busy,
+					.mapped = r->mapped, .untouched = r->untouched,
+					.f0 = s->nf, .file_kb = -1, .shmem_kb = -1 };
+	return 0;
+}
+
+/* The header line, then every line into s; 0 or an exit code. */
+static int parse_rss(char *buf, struct rset *s, const struct rss_args *a)
+{
+	char *l, *save;
+	struct rline r;
+
+	l = strtok_r(buf, "\n", &save);
+	if (!l || sscanf(l, "# available %d usefulness_enable %d page_size %llu", &s->available,
+			 &s->useful, &s->page_size) != 3 || !s->page_size) {
+		fprintf(stderr, PROG ": rss: unexpected content in the module's rss file\n");
+		return MMT_EXIT_FAIL;
+	}
+	while ((l = strtok_r(NULL, "\n", &save)))
+		if (!parse_line(l, &r) && add_line(s, &r, a))
+			return oom();
+	return 0;
+}
+
+/* ---- sums, /proc, order */
+
+static int by_path(const void *x, const void *y)
+{
+	return strcmp(((const struct rfile *)x)->path, ((const struct rfile *)y)->path);
+}
+
+static int by_untouched(const void *x, const void *y)
+{
+	const struct rfile *a = x, *b = y;
+
+	if (a->untouched != b->untouched)
+		return a->untouched < b->untouched ? 1 : -1;
+	if (a->mapped != b->mapped)
+		return a->mapped < b->mapped ? 1 : -1;
+	return strcmp(a->path, b->path);
+}
+
+/* Busy ones last, then by untouched pages, then by pid. */
+static int by_proc(const void *x, const void *y)
+{
+	const struct rproc *a = x, *b = y;
+
+	if (a->busy != b->busy)
+		return a->busy - b->busy;
+	if (a->untouched != b->untouched)
+		return a->untouched < b->untouched ? 1 : -1;
+	return (a->pid > b->pid) - (a->pid < b->pid);
+}
+
+/* f[0, n) summed by path, then by untouched pages: the number left. */
+static size_t sum_files(struct rfile *f, size_t n)
+{
+	size_t i, k = 0;
+
+	if (!n)
+		return 0;
+	qsort(f, n, sizeof(*f), by_path);
+	for (i = 0; i < n; i++) {
+		if (k && !strcmp(f[k - 1].path, f[i].path)) {
+			f[k - 1].mapped += f[i].mapped;
+			f[k - 1].untouched += f[i].untouched;
+		} else {
+			f[k++] = f[i];
+		}
+	}
+	qsort(f, k, sizeof(*f), by_untouched);
+	return k;
+}
+
+/* MMTUNE_PROC stands for /proc (tests). */
+static const char *proc_dir(void)
+{
+	const char *e = getenv("MMTUNE_PROC");
+
+	return e && *e ? e : "/proc";
+}
+
+/* The kB of a "KEY:   N kB" line of a status file, or -1. */
+static long long status_kb(const char *b, const char *key)
+{
+	size_t kl = strlen(key);
+	unsigned long long v;
+	char *e;
+
+	for (; b; b = strchr(b, '\n'), b = b ? b + 1 : NULL) {
+		if (strncmp(b, key, kl))
+			continue;
+		v = strtoull(b + kl, &e, 10);
+		return e != b + kl && !strncmp(e, " kB", 3) && v <= LLONG_MAX ? (long long)v : -1;
+	}
+	return -1;
+}
+
+/* RssFile and RssShmem of /proc/PID/status; -1 if it is gone. */
+static void read_status(struct rproc *p)
+{
+	char path[PATH_MAX], b[16384];
+
+	snprintf(path, sizeof(path), "%s/%ld/status", proc_dir(), p->pid);
+	if (mmt_read_path(path, b, sizeof(b)) < 0)
+		return;
+	p->file_kb = status_kb(b, "RssFile:");
+	p->shmem_kb = status_kb(b, "RssShmem:");
+}
+
+/* Each process's files summed, its status read; the top files; the order. */
+static int rss_finish(struct rset *s, long top)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < s->np; i++) {
+		if (s->p[i].nf)
+			s->p[i].nf = sum_files(&s->f[s->p[i].f0], s->p[i].nf);
+		read_status(&s->p[i]);
+	}
+	s->top = calloc(s->nf ? s->nf : 1, sizeof(*s->top));
+	if (!s->top)
+		return oom();
+	for (i = 0; i < s->np; i++) {
+		memcpy(&s->top[n], &s->f[s->p[i].f0], s->p[i].nf * sizeof(*s->top));
+		n += s->p[i].nf;
+	}
+	n = sum_files(s->top, n);
+	s->ntop = n < (size_t)top ? n : (size_t)top;
+	if (s->np)
+		qsort(s->p, s->np, sizeof(*s->p), by_proc);
+	return 0;
+}
+
+/* ---- output */
+
+/* bytes as "N kB" (a page is a multiple of 1 KiB) */
+static const char *kb(char *b, size_t n, unsigned long long bytes)
+{
+	snprintf(b, n, "%llu kB", bytes / 1024);
+	return b;
+}
+
+static const char *pct(char *b, size_t n, unsigned long long part, unsigned long long all)
+{
+	if (!all)
+		return "-";
+	snprintf(b, n, "%.1f%%", 100.0 * (double)part / (double)all);
+	return b;
+}
+
+/* s for a text column: control characters as '?' (JSON has them as they are) */
+static const char *shown(char *b, size_t n, const char *s)
+{
+	size_t i;
+
+	for (i = 0; s[i] && i + 1 < n; i++)
+		b[i] = (unsigned char)s[i] < ' ' || s[i] == 0x7f ? '?' : s[i];
+	b[i] = '\0';
+	return b;
+}
+
+/* A file: JSON {path, mapped_bytes, untouched_bytes}; text at indent (-1: none). */
+static void show_file(struct out *o, const struct rset *s, const struct rfile *f, int indent)
+{
+	unsigned long long m = f->mapped * s->page_size, u = f->untouched * s->page_size;
+	char bm[32], bu[32], bp[16], path[PATH_MAX];
+
+	out_obj(o, NULL);
+	out_str(o, "path", NULL, f->path, NULL);
+	out_uint(o, "mapped_bytes", NULL, m, 1);
+	out_uint(o, "untouched_bytes", NULL, u, 1);
+	out_obj_end(o);
+	if (indent >= 0)
+		out_text(o, "%*s%12s %12s %10s  %s\n", indent, "", kb(bm, sizeof(bm), m),
+			 kb(bu, sizeof(bu), u), pct(bp, sizeof(bp), f->untouched, f->mapped),
+			 shown(path, sizeof(path), f->path));
+}
+
+/* a /proc kB figure: "N kB", or "-" when the process is gone */
+static void kb_cell(char *b, size_t n, long long v)
+{
+	if (v < 0)
+		snprintf(b, n, "-");
+	else
+		snprintf(b, n, "%lld kB", v);
+}
+
+static void proc_text(struct out *o, const struct rset *s, const struct rproc *p)
+{
+	char pid[16], comm[64], fk[32], sk[32], bm[32], bu[32], bp[16];
+
+	snprintf(pid, sizeof(pid), "%ld", p->pid);
+	kb_cell(fk, sizeof(fk), p->file_kb);
+	kb_cell(sk, sizeof(sk), p->shmem_kb);
+	out_text(o, COLS, pid, shown(comm, sizeof(comm), p->comm), fk, sk,
+		 p->busy ? "busy" : kb(bm, sizeof(bm), p->mapped * s->page_size),
+		 p->busy ? "-" : kb(bu, sizeof(bu), p->untouched * s->page_size),
+		 p->busy ? "-" : pct(bp, sizeof(bp), p->untouched, p->mapped));
+}
+
+/* A process: its row (and with --files its files under it), or a JSON object. */
+static void show_proc(struct out *o, const struct rset *s, const struct rproc *p, int files)
+{
+	size_t i;
+
+	proc_text(o, s, p);
+	out_obj(o, NULL);
+	out_int(o, "pid", NULL, p->pid, 1);
+	out_str(o, "comm", NULL, p->comm, NULL);
+	out_bool(o, "busy", p->busy);
+	out_int(o, "rss_file_kb", NULL, p->file_kb, p->file_kb >= 0);
+	out_int(o, "rss_shmem_kb", NULL, p->shmem_kb, p->shmem_kb >= 0);
+	out_uint(o, "mapped_bytes", NULL, p->mapped * s->page_size, !p->busy);
+	out_uint(o, "untouched_bytes", NULL, p->untouched * s->page_size, !p->busy);
+	out_arr(o, "files");
+	for (i = 0; i < p->nf; i++)
+		show_file(o, s, &s->f[p->f0 + i], files ? FILE_INDENT : -1);
+	out_arr_end(o);
+	out_obj_end(o);
+}
+
+/* The total row and the top files (text); "files" (JSON). */
+static void show_tail(struct out *o, const struct rset *s, unsigned long long m,
+		      unsigned long long u, long top)
+{
+	char n[32], bm[32], bu[32], bp[16];
+	size_t i;
+
+	snprintf(n, sizeof(n), "%zu process%s", s->np, s->np == 1 ? "" : "es");
+	out_text(o, COLS, "total", n, "", "", kb(bm, sizeof(bm), m * s->page_size),
+		 kb(bu, sizeof(bu), u * s->page_size), pct(bp, sizeof(bp), u, m));
+	if (top)
+		out_text(o, "\nTop files by untouched pages, summed over these processes\n%12s %12s %10s  %s\n",
+			 "mapped", "untouched", "untouched%", "FILE");
+	out_arr(o, "files");
+	for (i = 0; i < s->ntop; i++)
+		show_file(o, s, &s->top[i], 0);
+	out_arr_end(o);
+}
+
+static void show_rss(const struct rset *s, const struct rss_args *a)
+{
+	unsigned long long m = 0, u = 0;
+	struct out o;
+	size_t i;
+
+	out_init(&o, a->json, 0);
+	out_obj(&o, NULL);
+	out_uint(&o, "page_size", NULL, s->page_size, 1);
+	out_bool(&o, "usefulness_enable", s->useful);
+	out_text(&o, COLS, "PID", "COMM", "RssFile", "RssShmem", "mapped", "untouched", "untouched%");
+	out_arr(&o, "processes");
+	for (i = 0; i < s->np; i++) {
+		show_proc(&o, s, &s->p[i], a->files);
+		m += s->p[i].busy ? 0 : s->p[i].mapped;
+		u += s->p[i].busy ? 0 : s->p[i].untouched;
+	}
+	out_arr_end(&o);
+	show_tail(&o, s, m, u, a->top);
+	out_obj(&o, "total");
+	out_uint(&o, "mapped_bytes", NULL, m * s->page_size, 1);
+	out_uint(&o, "untouched_bytes", NULL, u * s->page_size, 1);
+	out_obj_end(&o);
+	out_obj_end(&o);
+}
+
+/* The header's limits: unavailable (exit 1), or a warning without the measurement. */
+static int rss_check(const struct rset *s, const struct rss_args *a)
+{
+	if (!s->available) {
+		fprintf(stderr, PROG ": rss: unavailable on this kernel/arch (the module cannot walk page tables here)\n");
+		return MMT_EXIT_FAIL;
+	}
+	if (!s->useful)
+		fprintf(stderr, PROG ": warning: usefulness_enable is 0: untouched counts only the pages the kernel itself maps old (arm64), not what fault-around maps ahead on x86: run '" PROG " set usefulness_enable 1'\n");
+	if (!s->np && a->kind != SEL_ALL)
+		fprintf(stderr, PROG ": note: rss: no file pages mapped by the processes selected\n");
+	return 0;
+}
+
+int do_rss(int argc, char **argv)
+{
+	struct rset s = { 0 };
+	struct rss_args a;
+	char *buf = NULL;
+	int rc;
+
+	rc = rss_args(argc, argv, &a);
+	if (!rc && a.rule)
+		rc = rule_sel(&a);
+	if (!rc)
+		rc = rss_read(&a, &buf);
+	if (!rc)
+		rc = parse_rss(buf, &s, &a);
+	if (!rc)
+		rc = rss_check(&s, &a);
+	if (!rc)
+		rc = rss_finish(&s, a.top);
+	if (!rc)
+		show_rss(&s, &a);
+	free(s.p);
+	free(s.f);
+	free(s.top);
+	free(buf);
+	return rc;
+}
