@@ -250,8 +250,14 @@ gt() {
 }
 PT=$((PSZ / 8))	# pages a page table maps
 
+# two orders in make check (6.1 x86_64) and on full arm64 cells, one on
+# the other x86_64 cells (the same code: CI's time)
 live_orders=4
-[ "${MMT_LIGHT:-0}" = 1 ] || live_orders="4 3"
+if [ "${MMT_LIGHT:-0}" != 1 ]; then
+	case $(uname -m):$(uname -r) in
+	x86_64:6.1.*|aarch64:*) live_orders="4 3" ;;
+	esac
+fi
 for o in $live_orders; do
 	live "$o" 1
 	live_wait "$MAX" 40
@@ -263,7 +269,7 @@ for o in $live_orders; do
 	[ "${MMT_LIGHT:-0}" = 1 ] && break
 
 	live "$o" 2
-	sleep 6
+	sleep 4	# three judgements or so
 	echo "# live stride 2 from $o: $(grep '^comm=fplive' $MMT/policy)"
 	kill -0 $lp 2>/dev/null && alive=alive || alive=exited
 	expect_eq "live stride 2 from $o: holds while it runs" "$(fl auto_order) $(fl raised) $(fl lowered) $alive" "$o 0 0 alive"
