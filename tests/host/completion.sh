@@ -100,8 +100,12 @@ completion_host() {
 	c=$(comp mmtunectl pfn_valid bench 100 "")
 	[ "$c" = "seq rand holes" ] && ok "completion: pfn_valid bench patterns" || fail "completion: pfn_valid bench: '$c'"
 	c=$(comp mmtunectl stats --r)
-	[ "$c" = "--reset" ] && ok "completion: stats options" || fail "completion: stats options: '$c'"
-	expect_line "completion: stats --r: --reset and a space" "mmtunectl stats --reset "
+	[ "$c" = "--rss --reset" ] && ok "completion: stats options" || fail "completion: stats options: '$c'"
+	c=$(comp mmtunectl stats --re)
+	[ "$c" = "--reset" ] && ok "completion: stats --re: --reset alone" || fail "completion: stats --re: '$c'"
+	expect_line "completion: stats --re: --reset and a space" "mmtunectl stats --reset "
+	c=$(comp mmtunectl stats --prometheus --rs)
+	[ "$c" = "--rss" ] && ok "completion: stats --prometheus --rs: --rss" || fail "completion: stats --rs: '$c'"
 
 	# ---- mmstress: workloads and options as its --help lists them
 	c=$(mcomp mmstress "")

@@ -828,6 +828,140 @@ suite_prometheus() {
 		'v("mmtune_faults_total") == 1200 and not [n for n in names if n.startswith("mmtune_rule_")]'
 }
 
+# stats --prometheus --rss: prom_rss_tree's processes summed under the
+# rule each matches first.  Pages of 4096 bytes; by hand:
+#   pid=1 order=3 (exited: matches nobody)         0 processes
+#   pid=300 order=3     300 (also comm cc1, /svc)  60/30  -> 1, 245760/122880 bytes
+#   comm=cc1 order=2    400 (/user.slice)          81/41  -> 1, 331776/167936
+#   cgroup=/svc auto    100 (/svc/db) 400/250, 1 (/svc/init) 7/3, 800 (/svc/x/y) 12/12
+#                                                 419/265 -> 3, 1716224/1085440
+#   comm=cc1 order=2 (again: one series, nothing it could match)
+#   default             500 (/svcx: not below /svc) 10/0, 600 (gone: no
+#                       cgroup file) 20/5         30/5   -> 2, 122880/20480
+#   busy: 200 and 700 (700 a cc1: busy ones are not matched)  -> 2
+# File lines (100's sum to its 400/250) are in their process's figures.
+prom_rss_tree() {
+	local p
+	fresh
+	printf '%s\n' '# available 1 usefulness_enable 1 page_size 4096' \
+		'pid=1 mapped=7 untouched=3 comm=init' \
+		'pid=100 mapped=400 untouched=250 comm=post\040gres' \
+		'pid=100 mapped=150 untouched=70 file=/usr/lib/libc.so.6' \
+		'pid=100 mapped=250 untouched=180 file=/data/db' \
+		'pid=200 busy comm=java' \
+		'pid=300 mapped=60 untouched=30 comm=cc1' \
+		'pid=300 mapped=60 untouched=30 file=/usr/bin/cc1' \
+		'pid=400 mapped=81 untouched=41 comm=cc1' \
+		'pid=400 mapped=81 untouched=41 file=/usr/bin/cc1' \
+		'pid=500 mapped=10 untouched=0 comm=idle' \
+		'pid=600 mapped=20 untouched=5 comm=sh' \
+		'pid=700 busy comm=cc1' \
+		'pid=800 mapped=12 untouched=12 comm=idle' >"$T/rss"
+	printf '%s\n' '# rules 5/32' '# kernel order=4' '# default order=4 hits=5 pages=-' \
+		'pid=1 order=3 # exited hits=0 pages=-' 'pid=300 order=3 # hits=0 pages=-' \
+		'comm=cc1 order=2 # hits=1 pages=-' \
+		'cgroup=/svc order=auto # hits=0 pages=- auto_order=4 raised=0 lowered=0 learned=0 useful=-' \
+		'comm=cc1 order=2 # hits=0 pages=-' >"$T/policy"
+	rm -rf "$W/proc"
+	for p in 1:/svc/init 100:/svc/db 200:/svc 300:/svc 400:/user.slice 500:/svcx 700:/svc 800:/svc/x/y; do
+		mkdir -p "$W/proc/${p%%:*}"
+		printf '12:memory:/v1\n0::%s\n' "${p#*:}" >"$W/proc/${p%%:*}/cgroup"
+	done
+	export MMTUNE_PROC=$W/proc
+}
+
+suite_prometheus_rss() {
+	local r l
+	prom_rss_tree
+	run "$CTL" stats --prometheus --rss
+	[ "$RC" = 0 ] && [ ! -s "$W/err" ] && ok "prometheus --rss: exit 0, quiet" || fail "prometheus --rss: exit $RC: $(errline)"
+	t_prom "prometheus --rss: the whole output parses, a HELP and a TYPE per metric"
+	t_prom "prometheus --rss: the other metrics as before" \
+		'v("mmtune_faults_total") == 1200 and v("mmtune_rule_hits_total", rule="comm=cc1 order=2") == 1'
+	l=$(grep -n '^mmtune_' "$W/out" | grep -v '^[0-9]*:mmtune_rss_' | tail -n 1 | cut -d: -f1)
+	[ -n "$l" ] && [ "$(grep -n '^mmtune_rss_' "$W/out" | head -n 1 | cut -d: -f1)" -gt "$l" ] &&
+		ok "prometheus --rss: the rss metrics after the others" || fail "prometheus --rss: rss metrics not last"
+	r='rule="pid=300 order=3"'
+	t_prom "prometheus --rss: pid= rule first, before comm= and cgroup= it also matches" \
+		"v('mmtune_rss_mapped_bytes', $r) == 245760 and v('mmtune_rss_untouched_bytes', $r) == 122880 and v('mmtune_rss_processes', $r) == 1"
+	r='rule="comm=cc1 order=2"'
+	t_prom "prometheus --rss: comm= rule: the cc1 no pid= rule took, not the busy one" \
+		"v('mmtune_rss_mapped_bytes', $r) == 331776 and v('mmtune_rss_untouched_bytes', $r) == 167936 and v('mmtune_rss_processes', $r) == 1"
+	r='rule="cgroup=/svc order=auto"'
+	t_prom "prometheus --rss: cgroup= rule: the cgroup and below it, file lines not counted twice" \
+		"v('mmtune_rss_mapped_bytes', $r) == 1716224 and v('mmtune_rss_untouched_bytes', $r) == 1085440 and v('mmtune_rss_processes', $r) == 3"
+	r='rule="default"'
+	t_prom "prometheus --rss: default: no rule matched (/svcx not below /svc; a process gone, no cgroup)" \
+		"v('mmtune_rss_mapped_bytes', $r) == 122880 and v('mmtune_rss_untouched_bytes', $r) == 20480 and v('mmtune_rss_processes', $r) == 2"
+	r='rule="pid=1 order=3"'
+	t_prom "prometheus --rss: an exited pid= rule matches nobody (its number's process under cgroup=)" \
+		"v('mmtune_rss_mapped_bytes', $r) == 0 and v('mmtune_rss_untouched_bytes', $r) == 0 and v('mmtune_rss_processes', $r) == 0"
+	t_prom "prometheus --rss: busy processes, no rule label" \
+		'v("mmtune_rss_busy_processes") == 2 and len([k for k in S if k[0] == "mmtune_rss_busy_processes"]) == 1'
+	t_prom "prometheus --rss: a series per distinct rule text and the default" \
+		'all(len([k for k in S if k[0] == m]) == 5 for m in ("mmtune_rss_mapped_bytes", "mmtune_rss_untouched_bytes", "mmtune_rss_processes"))'
+	t_prom "prometheus --rss: every non-busy process counted once" \
+		'sum(S[k] for k in S if k[0] == "mmtune_rss_processes") == 7'
+	sed -i '1s/.*/# available 1 usefulness_enable 1 page_size 65536/' "$T/rss"
+	run "$CTL" stats --prometheus --rss
+	t_prom "prometheus --rss: bytes are pages times the header's page_size" \
+		'v("mmtune_rss_mapped_bytes", rule="pid=300 order=3") == 60 * 65536 and v("mmtune_rss_untouched_bytes", rule="default") == 5 * 65536'
+	run "$CTL" stats --prometheus
+	t_prom "prometheus without --rss: no rss metrics" \
+		'v("mmtune_faults_total") == 1200 and not [n for n in names if n.startswith("mmtune_rss_")]'
+	[ ! -s "$W/err" ] && ok "prometheus without --rss: quiet" || fail "prometheus without --rss: $(errline)"
+
+	# usage: --rss only with --prometheus
+	t_rc "stats --rss without --prometheus: exit 2" 2 "$CTL" stats --rss
+	t_grep "stats --rss without --prometheus: says so" err '\-\-rss needs \-\-prometheus'
+	t_rc "stats --json --rss: exit 2" 2 "$CTL" stats --json --rss
+	t_rc "stats --prometheus --rss --json: exit 2" 2 "$CTL" stats --prometheus --rss --json
+	t_rc "stats --watch 1 --rss: exit 2" 2 "$CTL" stats --watch 1 --count 1 --rss
+
+	# what cannot be measured: left out, a note, exit 0, the rest there
+	for l in 'available 0 usefulness_enable 0:unavailable on this kernel' \
+		'available 1 usefulness_enable 0:usefulness_enable is 0' 'none:no rss file'; do
+		prom_rss_tree
+		if [ "${l%%:*}" = none ]; then rm "$T/rss"; else sed -i "1s/.*/# ${l%%:*} page_size 4096/" "$T/rss"; fi
+		run "$CTL" stats --prometheus --rss
+		[ "$RC" = 0 ] && [ "$(wc -l <"$W/err")" = 1 ] &&
+			grep -q "^mmtunectl: note: the rss metrics are left out: .*${l#*:}" "$W/err" &&
+			ok "prometheus --rss, ${l%%:*}: exit 0, one note saying why" ||
+			fail "prometheus --rss, ${l%%:*}: exit $RC: $(errline)"
+		t_prom "prometheus --rss, ${l%%:*}: no rss metric, not even busy; the rest there" \
+			'v("mmtune_faults_total") == 1200 and v("mmtune_rule_hits_total", rule="default") == 5 and not [n for n in names if n.startswith("mmtune_rss_")]'
+	done
+	prom_rss_tree
+	printf '# rules 1/32\ncomm=a\n' >"$T/policy"
+	run "$CTL" stats --prometheus --rss
+	[ "$RC" = 0 ] && grep -q "note: the rss metrics are left out: they need the policy" "$W/err" &&
+		ok "prometheus --rss, an unreadable policy: exit 0, a note" || fail "prometheus --rss, unreadable policy: exit $RC: $(errline)"
+	t_prom "prometheus --rss, an unreadable policy: no rss metric (nothing to sum by)" \
+		'v("mmtune_faults_total") == 1200 and not [n for n in names if n.startswith("mmtune_rss_")]'
+	# a file that cannot be read as the rss file: exit 1, nothing printed
+	prom_rss_tree
+	echo 'pid=1 mapped=1 untouched=1 comm=x' >"$T/rss"
+	t_rc "prometheus --rss, no header: exit 1" 1 "$CTL" stats --prometheus --rss
+	t_grep "prometheus --rss, no header: says so" err 'rss: unexpected content'
+	[ ! -s "$W/out" ] && ok "prometheus --rss, no header: nothing printed" || fail "prometheus --rss, no header: printed $(head -n 1 "$W/out")"
+	rm "$T/rss"
+	mkdir "$T/rss"
+	run "$CTL" rss
+	l="$RC $(cat "$W/err")"
+	run "$CTL" stats --prometheus --rss
+	[ "$RC" != 0 ] && expect_eq "prometheus --rss, rss a directory: rss's exit code and message" "$RC $(cat "$W/err")" "$l" ||
+		fail "prometheus --rss, rss a directory: exit $RC"
+	[ ! -s "$W/out" ] && ok "prometheus --rss, rss a directory: nothing printed" ||
+		fail "prometheus --rss, rss a directory: printed $(wc -l <"$W/out") lines"
+	fresh
+	unset MMTUNE_PROC
+	for f in rssfile rssrule prom; do
+		l=$($PY "$TOP/tests/host/funclen.py" "$US/ctl/$f.c" | sed -n 1p)
+		[ -n "$l" ] && [ "${l%% *}" -le 50 ] && ok "userspace/ctl/$f.c: the longest function has ${l%% *} lines (${l##* })" ||
+			fail "userspace/ctl/$f.c: a function over 50 lines: ${l:-funclen.py found none}"
+	done
+}
+
 suite_perm() {
 	if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null; then
 		skip "unprivileged: needs root and setpriv"
@@ -1106,6 +1240,7 @@ run_suites() {
 	suite_policy
 	suite_policy_auto
 	suite_prometheus
+	suite_prometheus_rss
 	suite_perm
 	suite_plane
 	suite_report
@@ -1114,7 +1249,7 @@ run_suites() {
 
 # tests/host/run.sh SUITE...: those suites alone, on the plain build (no
 # sanitizer pass, install, build flags, man pages or fuzzing)
-HOST_SUITES="unit usage module kernel policy policy_auto prometheus perm plane report rss abi_doc results"
+HOST_SUITES="unit usage module kernel policy policy_auto prometheus prometheus_rss perm plane report rss abi_doc results"
 if [ $# -gt 0 ]; then
 	for s in "$@"; do
 		case " $HOST_SUITES " in

@@ -2,7 +2,8 @@
 /*
  * mmtunectl's private header: the verb table, the helpers every verb
  * uses (util.c), the output emitter (out.c) and what the verb groups share
- * (policy rules: policy.c; a command run under a cgroup= rule: run.c).
+ * (policy rules: policy.c; a command run under a cgroup= rule: run.c; the
+ * module's rss file: rssfile.c).
  *
  * Exit codes: 0 done; 1 could not (module not loaded, not root, debugfs
  * not mounted); 2 bad usage or a value out of range.  Every error is one
@@ -74,6 +75,8 @@ int stats_enabled(void);
 int read_stats(char *buf, struct mmt_kv *kv, int max);
 /* A parameter's value, trailing blanks dropped, into v ("" if unknown). */
 void param_value(const char *knob, char *v, size_t n);
+/* /proc, or env MMTUNE_PROC standing for it (tests). */
+const char *proc_dir(void);
 
 /*
  * out.c: one output path for text and JSON.  A verb renders once through
@@ -116,7 +119,7 @@ void out_item(struct out *o, const char *s);
  * and what other files hold; buf: BUFSZ bytes to read into.  0 or an
  * exit code.
  */
-int print_prometheus(const struct mmt_kv *kv, int n, int sen, char *buf);
+int print_prometheus(const struct mmt_kv *kv, int n, int sen, char *buf, int rss);
 
 /* knob.c: value checks set and pfn_valid share */
 #define PFV_COUNT_MAX	(1 << 24)
@@ -130,6 +133,51 @@ int read_policy(struct mmt_policy *ps);
 int policy_absent(void);
 int check_match(const char *verb, const char *m, char *out, size_t len);
 int write_rules(const struct mmt_prule *r, int n);
+/* What a rule matches on: MATCH_PID (*pid), MATCH_COMM or MATCH_CGROUP (*val: after '='). */
+enum { MATCH_OTHER, MATCH_PID, MATCH_COMM, MATCH_CGROUP };
+int rule_match(const struct mmt_prule *r, long *pid, const char **val);
+
+/* rssfile.c: <debugfs>/mmtune/rss (module/rss.c) found, read and parsed */
+struct rss_head {
+	int available, useful;		/* useful: usefulness_enable */
+	unsigned long long page_size;
+};
+
+/* One line of the file: a process's, a file's of it, or a busy one. */
+struct rline {
+	long pid;
+	int busy, file;
+	unsigned long long mapped, untouched;	/* pages */
+	char *name;		/* comm or path, unescaped, in the read buffer */
+};
+
+/* The file's path into path: 0, or an exit code after saying why (no module, no debugfs). */
+int rss_path(char *path, size_t n);
+/* Its open failed with errno e: an exit code after saying why. */
+int rss_open_fail(const char *path, int e);
+/* All of fd from offset 0 into *buf (NUL-terminated; the caller frees it): 0 or an exit code. */
+int rss_read_all(int fd, const char *path, char **buf);
+/* buf's header line into h (strtok_r's state in *save): 0, or an exit code after saying why. */
+int rss_header(char *buf, struct rss_head *h, char **save);
+/* The next line of a known form into r: 1, or 0 at the end (others skipped). */
+int rss_next(char **save, struct rline *r);
+
+/*
+ * rssrule.c: stats --prometheus --rss, every process of the rss file
+ * summed under the policy rule it matches first (bytes).
+ */
+struct rss_sum {
+	unsigned long long mapped, untouched, procs;
+};
+
+struct rss_by_rule {
+	int shown;		/* 0: left out (a note said why) */
+	unsigned long long busy;
+	struct rss_sum def, r[MMT_PRULES_MAX];	/* def: no rule matched */
+};
+
+/* 0 (by->shown 0 if left out), or an exit code after saying why. */
+int rss_by_rule(const struct mmt_policy *ps, struct rss_by_rule *by);
 
 /* run.c: COMMAND in a cgroup of its own under a cgroup= rule (tune, run) */
 struct tune_ctx {

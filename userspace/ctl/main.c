@@ -25,10 +25,11 @@ static const struct cmd cmds[] = {
 	  "pfn_valid/mode, usefulness, usefulness_enable).  See mmtunectl(8).\n" },
 	{ "set", do_set, plain_optstring, plain_opts, "usage: " PROG " set KNOB VALUE",
 	  "Write VALUE to KNOB, checked first.  See mmtunectl(8) for each knob's values.\n" },
-	{ "stats", do_stats, stats_optstring, stats_opts, "usage: " PROG " stats [--json | --prometheus] [--reset] [--watch SECONDS [--count N]]",
+	{ "stats", do_stats, stats_optstring, stats_opts, "usage: " PROG " stats [--json | --prometheus [--rss]] [--reset] [--watch SECONDS [--count N]]",
 	  "Print the module's counters, one 'name value' per line.\n"
 	  "  --json             one JSON object ('unavailable' and 'off': null)\n"
 	  "  --prometheus       Prometheus text format, for node_exporter's textfile collector\n"
+	  "  --rss              with --prometheus: fault-around's untouched pages per policy rule\n"
 	  "  --reset            zero every counter first (alone: just reset)\n"
 	  "  --watch SECONDS    per-interval deltas, a line per interval, until Ctrl-C\n"
 	  "  --count N          stop after N intervals\n" },

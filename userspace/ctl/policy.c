@@ -117,6 +117,18 @@ int read_policy(struct mmt_policy *ps)
 	return rc > 0 ? -MMT_EXIT_FAIL : rc;
 }
 
+int rule_match(const struct mmt_prule *r, long *pid, const char **val)
+{
+	const char *m = r->match, *eq = strchr(m, '=');
+
+	*val = eq ? eq + 1 : m;
+	if (!strncmp(m, "pid=", 4))
+		return mmt_parse_long(*val, 1, INT_MAX, pid) ? MATCH_OTHER : MATCH_PID;
+	if (!strncmp(m, "comm=", 5))
+		return MATCH_COMM;
+	return strncmp(m, "cgroup=", 7) ? MATCH_OTHER : MATCH_CGROUP;
+}
+
 /*
  * Check one matcher ("comm=...", "pid=...", "cgroup=...") and write its
  * canonical form into out (a cgroup given under the cgroup2 mount point

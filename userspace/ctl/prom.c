@@ -5,7 +5,9 @@
  * counters (mmtune_NAME_total, named and described by mmt_abi_counters of
  * module/mmtune_abi.h), the orders in force, the usefulness totals, each
  * policy rule's counters labelled with its text (rule="comm=x order=3";
- * faults no rule matched: rule="default") and the latency histogram.
+ * faults no rule matched: rule="default") and the latency histogram;
+ * with --rss, what fault-around has mapped ahead and is still untouched
+ * now, per rule (rssrule.c sums the module's rss file).
  *
  * Every metric has one HELP and one TYPE line, before its samples.  What
  * the module does not show (a file it lacks, "unavailable", a count it
@@ -28,7 +30,7 @@ enum prom_id {
 	PM_PREFAULTED, PM_UNTOUCHED,
 	PM_RULE_HITS, PM_RULE_PAGES, PM_RULE_PREFAULTED, PM_RULE_UNTOUCHED,
 	PM_RULE_AUTO_ORDER, PM_RULE_USEFUL,
-	PM_LATENCY, PM_NR
+	PM_LATENCY, PM_RSS_MAPPED, PM_RSS_UNTOUCHED, PM_RSS_PROCS, PM_RSS_BUSY, PM_NR
 };
 
 static const struct prom_name {
@@ -60,6 +62,14 @@ static const struct prom_name {
 		"An order=auto rule's last judgement: the share of its pre-mapped pages touched" },
 	[PM_LATENCY] = { "mmtune_fault_latency_seconds", "histogram",
 		"Page fault time (handle_mm_fault), by whether fault-around ran (kind)" },
+	[PM_RSS_MAPPED] = { "mmtune_rss_mapped_bytes", "gauge",
+		"Bytes file mappings map with PTEs now, of the processes a policy rule matches first" },
+	[PM_RSS_UNTOUCHED] = { "mmtune_rss_untouched_bytes", "gauge",
+		"Of those, bytes fault-around mapped ahead that are still untouched" },
+	[PM_RSS_PROCS] = { "mmtune_rss_processes", "gauge",
+		"Processes counted in a rule's rss bytes (default: no rule matched)" },
+	[PM_RSS_BUSY] = { "mmtune_rss_busy_processes", "gauge",
+		"Processes the rss walk skipped: their mmap lock was held" },
 };
 
 /* The module's last latency bucket (2^47 ns) also holds everything longer. */
@@ -258,6 +268,28 @@ static void prom_rules(struct prom *p, const struct mmt_policy *ps)
 	free(rows);
 }
 
+/* The rss sums of each row's rule (rssrule.c), then the busy processes. */
+static void prom_rss(struct prom *p, const struct mmt_policy *ps, const struct rss_by_rule *by)
+{
+	struct prom_row *rows = calloc(MMT_PRULES_MAX + 1, sizeof(*rows));
+	const struct rss_sum *s;
+	int n, i, id;
+
+	if (!rows) {
+		lib_fail(MMT_EIO);
+		return;
+	}
+	n = prom_rows(ps, rows);
+	for (id = PM_RSS_MAPPED; id <= PM_RSS_PROCS; id++)
+		for (i = 0; i < n; i++) {
+			s = rows[i].r == &ps->def ? &by->def : &by->r[rows[i].r - ps->r];
+			sample_u(p, id, rows[i].label, id == PM_RSS_MAPPED ? s->mapped :
+				 id == PM_RSS_UNTOUCHED ? s->untouched : s->procs);
+		}
+	sample_u(p, PM_RSS_BUSY, NULL, by->busy);
+	free(rows);
+}
+
 /* ns as seconds, exactly: 1024 is "0.000001024". */
 static void seconds(char *b, size_t len, unsigned long long ns)
 {
@@ -327,11 +359,49 @@ static void prom_latency(struct prom *p, char *buf)
 	free(lat);
 }
 
-int print_prometheus(const struct mmt_kv *kv, int n, int sen, char *buf)
+/*
+ * With --rss, the rss sums, before anything is printed: *by NULL when
+ * they are left out (a note says why), else freed by the caller.  0, or
+ * an exit code after saying why (nothing printed then).
+ */
+static int prom_rss_read(const struct mmt_policy *ps, struct rss_by_rule **by)
+{
+	int rc;
+
+	*by = NULL;
+	if (!ps) {
+		fprintf(stderr, PROG ": note: the rss metrics are left out: they need the policy\n");
+		return 0;
+	}
+	*by = malloc(sizeof(**by));
+	if (!*by)
+		return lib_fail(MMT_EIO);
+	rc = rss_by_rule(ps, *by);
+	if (rc || !(*by)->shown) {
+		free(*by);
+		*by = NULL;
+	}
+	return rc;
+}
+
+/*
+ * What --rss cannot measure (no rss file, "available 0",
+ * usefulness_enable 0) is left out with a note on stderr, exit 0: a
+ * textfile collector's script then still writes the other metrics, and
+ * the note tells its log why these are absent.  A read that fails
+ * otherwise fails the whole output, as a stats file that fails does.
+ */
+int print_prometheus(const struct mmt_kv *kv, int n, int sen, char *buf, int rss)
 {
 	struct mmt_policy *ps = prom_policy();
+	struct rss_by_rule *by = NULL;
 	struct prom p;
+	int rc = rss ? prom_rss_read(ps, &by) : 0;
 
+	if (rc) {
+		free(ps);
+		return rc;
+	}
 	memset(&p, 0, sizeof(p));
 	prom_counters(&p, kv, n, sen);
 	prom_orders(&p, ps);
@@ -339,6 +409,9 @@ int print_prometheus(const struct mmt_kv *kv, int n, int sen, char *buf)
 	if (ps)
 		prom_rules(&p, ps);
 	prom_latency(&p, buf);
+	if (by)
+		prom_rss(&p, ps, by);
+	free(by);
 	free(ps);
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, PROG ": cannot write the metrics: %m\n");

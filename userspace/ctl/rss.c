@@ -7,7 +7,8 @@
  * process has not touched.  Shown beside RssFile and RssShmem of
  * /proc/PID/status (env MMTUNE_PROC stands for /proc in tests), the
  * processes by untouched bytes, then the files summed over them; or one
- * JSON object, rendered once through out.c.
+ * JSON object, rendered once through out.c.  The file is found, read
+ * and parsed by rssfile.c, which stats --prometheus --rss shares.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -33,7 +34,6 @@ const struct option rss_opts[] = {
 
 #define TOP_DEF		10
 #define TOP_MAX		100000
-#define READ_MAX	(1UL << 30)	/* a larger read is refused, not cut */
 #define PID_MAX		4194304		/* the kernel's PID_MAX_LIMIT */
 /* the text columns: PID COMM RssFile RssShmem mapped untouched untouched% */
 #define COLS		"%7s %-15s %12s %12s %12s %12s %10s\n"
@@ -64,19 +64,11 @@ struct rproc {
 };
 
 struct rset {
-	int available, useful, taking;	/* taking: the last process line was kept */
-	unsigned long long page_size;
+	struct rss_head h;
+	int taking;		/* the last process line was kept */
 	struct rproc *p;
 	struct rfile *f, *top;
 	size_t np, capp, nf, capf, ntop;
-};
-
-/* One line of the file: a process's, a file's of it, or a busy one. */
-struct rline {
-	long pid;
-	int busy, file;
-	unsigned long long mapped, untouched;
-	char *name;		/* comm or path, unescaped */
 };
 
 static int oom(void)
@@ -155,21 +147,22 @@ static int rss_args(int argc, char **argv, struct rss_args *a)
  */
 static int match_sel(struct rss_args *a, const struct mmt_prule *r)
 {
-	const char *m = r->match;
+	const char *v;
+	int k = rule_match(r, &a->pid, &v);
 
-	if (!strncmp(m, "pid=", 4) && !mmt_parse_long(m + 4, 1, INT_MAX, &a->pid)) {
+	if (k == MATCH_PID) {
 		a->kind = SEL_PID;
 		if (!r->exited)
 			return 0;
 		fprintf(stderr, PROG ": rss: rule %ld: its process %ld has exited\n", a->rule, a->pid);
 		return MMT_EXIT_FAIL;
 	}
-	if (!strncmp(m, "cgroup=", 7) || !strncmp(m, "comm=", 5)) {
-		a->kind = m[1] == 'g' ? SEL_CGROUP : SEL_COMM;
-		snprintf(a->arg, sizeof(a->arg), "%s", strchr(m, '=') + 1);
+	if (k == MATCH_CGROUP || k == MATCH_COMM) {
+		a->kind = k == MATCH_CGROUP ? SEL_CGROUP : SEL_COMM;
+		snprintf(a->arg, sizeof(a->arg), "%s", v);
 		return 0;
 	}
-	fprintf(stderr, PROG ": rss: rule %ld: unexpected match '%.60s'\n", a->rule, m);
+	fprintf(stderr, PROG ": rss: rule %ld: unexpected match '%.60s'\n", a->rule, r->match);
 	return MMT_EXIT_FAIL;
 }
 
@@ -203,17 +196,10 @@ static int rule_sel(struct rss_args *a)
  */
 static int rss_open(const struct rss_args *a, char *path, size_t n, int *sel)
 {
-	const char *root;
-	int fd;
+	int fd, rc = rss_path(path, n);
 
-	if (!mmt_module_loaded())	/* the library's "not loaded: modprobe" */
-		return -lib_fail(mmt_errno_to_err(ENOENT, "rss", NULL));
-	root = mmt_debugfs_root();
-	if (!root) {
-		fprintf(stderr, PROG ": debugfs is not mounted: run 'mount -t debugfs none /sys/kernel/debug'\n");
-		return -MMT_EXIT_FAIL;
-	}
-	snprintf(path, n, "%s/mmtune/rss", root);
+	if (rc)
+		return -rc;
 	/*
 	 * O_APPEND: the module's write handler takes no position (the file's
 	 * stays 0); a regular file standing for it in tests keeps its text,
@@ -224,13 +210,7 @@ static int rss_open(const struct rss_args *a, char *path, size_t n, int *sel)
 		*sel = 0;
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 	}
-	if (fd >= 0)
-		return fd;
-	if (errno == ENOENT) {
-		fprintf(stderr, PROG ": this mmtune module has no rss file (see '" PROG " status')\n");
-		return -MMT_EXIT_FAIL;
-	}
-	return -lib_fail(mmt_errno_to_err(errno, path, NULL));
+	return fd >= 0 ? fd : -rss_open_fail(path, errno);
 }
 
 /* The kernel refused the selection line (its newline dropped) with e. */
@@ -272,49 +252,6 @@ static int rss_select(int fd, const struct rss_args *a, const char *path)
 	return sel_fail(a, w < 0 ? errno : EIO, path, line);
 }
 
-/* A buffer twice *cap bytes, or NULL (errno set; *b freed). */
-static char *twice(char *b, size_t *cap)
-{
-	char *nb = *cap < READ_MAX ? realloc(b, *cap * 2) : NULL;
-
-	if (!nb) {
-		free(b);
-		errno = *cap < READ_MAX ? ENOMEM : EFBIG;
-		return NULL;
-	}
-	*cap *= 2;
-	return nb;
-}
-
-/* The whole file from offset 0 into *buf (NUL-terminated): 0, or -1 with errno. */
-static int read_all(int fd, char **buf)
-{
-	size_t cap = 1 << 20, got = 0;
-	char *b = lseek(fd, 0, SEEK_SET) < 0 ? NULL : malloc(cap);
-	ssize_t r;
-
-	if (!b)
-		return -1;	/* errno: lseek's, or malloc's ENOMEM */
-	for (;;) {
-		if (got + 1 == cap && !(b = twice(b, &cap)))
-			return -1;
-		r = read(fd, b + got, cap - 1 - got);
-		if (r > 0)
-			got += (size_t)r;
-		else if (!r || errno != EINTR)
-			break;
-	}
-	if (r < 0) {
-		r = errno;
-		free(b);
-		errno = (int)r;
-		return -1;
-	}
-	b[got] = '\0';
-	*buf = b;
-	return 0;
-}
-
 /* Open, select, read: *buf holds the text; 0 or an exit code. */
 static int rss_read(const struct rss_args *a, char **buf)
 {
@@ -325,60 +262,13 @@ static int rss_read(const struct rss_args *a, char **buf)
 	if (fd < 0)
 		return -fd;
 	rc = sel ? rss_select(fd, a, path) : 0;
-	if (!rc && read_all(fd, buf))
-		rc = errno == ENOMEM ? oom() : lib_fail(mmt_errno_to_err(errno, path, NULL));
+	if (!rc)
+		rc = rss_read_all(fd, path, buf);
 	close(fd);
 	return rc;
 }
 
 /* ---- parsing */
-
-/* Undo the \ooo escapes of module/rss.c (space, tab, newline, backslash) in place. */
-static void unescape(char *s)
-{
-	char *d = s;
-
-	while (*s) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
-		    s[3] >= '0' && s[3] <= '7') {
-			*d++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
-			s += 4;
-		} else {
-			*d++ = *s++;
-		}
-	}
-	*d = '\0';
-}
-
-/*
- * "pid=N mapped=M untouched=U comm=NAME", "... file=PATH" or "pid=N busy
- * comm=NAME" into r: 0, or -1 for a line of another form (skipped).
- */
-static int parse_line(char *l, struct rline *r)
-{
-	char *e;
-	int n = -1;
-
-	memset(r, 0, sizeof(*r));
-	if (strncmp(l, "pid=", 4))
-		return -1;
-	r->pid = strtol(l + 4, &e, 10);
-	if (e == l + 4 || *e != ' ' || r->pid <= 0)
-		return -1;
-	l = e + 1;
-	if (!strncmp(l, "busy comm=", 10)) {
-		r->busy = 1;
-		r->name = l + 10;
-	} else if (sscanf(l, "mapped=%llu untouched=%llu %n", &r->mapped, &r->untouched, &n) == 2 &&
-		   n > 0 && (!strncmp(l + n, "comm=", 5) || !strncmp(l + n, "file=", 5))) {
-		r->file = l[n] == 'f';
-		r->name = l + n + 5;
-	} else {
-		return -1;
-	}
-	unescape(r->name);
-	return 0;
-}
 
 /* Whether the selection keeps process line r (the kernel may give more). */
 static int keep(const struct rss_args *a, const struct rline *r)
@@ -438,19 +328,14 @@ static int add_line(struct rset *s, const struct rline *r, const struct rss_args
 /* The header line, then every line into s; 0 or an exit code. */
 static int parse_rss(char *buf, struct rset *s, const struct rss_args *a)
 {
-	char *l, *save;
+	char *save;
 	struct rline r;
+	int rc = rss_header(buf, &s->h, &save);
 
-	l = strtok_r(buf, "\n", &save);
-	if (!l || sscanf(l, "# available %d usefulness_enable %d page_size %llu", &s->available,
-			 &s->useful, &s->page_size) != 3 || !s->page_size) {
-		fprintf(stderr, PROG ": rss: unexpected content in the module's rss file\n");
-		return MMT_EXIT_FAIL;
-	}
-	while ((l = strtok_r(NULL, "\n", &save)))
-		if (!parse_line(l, &r) && add_line(s, &r, a))
-			return oom();
-	return 0;
+	while (!rc && rss_next(&save, &r))
+		if (add_line(s, &r, a))
+			rc = oom();
+	return rc;
 }
 
 /* ---- sums, /proc, order */
@@ -501,14 +386,6 @@ static size_t sum_files(struct rfile *f, size_t n)
 	}
 	qsort(f, k, sizeof(*f), by_untouched);
 	return k;
-}
-
-/* MMTUNE_PROC stands for /proc (tests). */
-static const char *proc_dir(void)
-{
-	const char *e = getenv("MMTUNE_PROC");
-
-	return e && *e ? e : "/proc";
 }
 
 /* The kB of a "KEY:   N kB" line of a status file, or -1. */
@@ -594,7 +471,7 @@ static const char *shown(char *b, size_t n, const char *s)
 /* A file: JSON {path, mapped_bytes, untouched_bytes}; text at indent (-1: none). */
 static void show_file(struct out *o, const struct rset *s, const struct rfile *f, int indent)
 {
-	unsigned long long m = f->mapped * s->page_size, u = f->untouched * s->page_size;
+	unsigned long long m = f->mapped * s->h.page_size, u = f->untouched * s->h.page_size;
 	char bm[32], bu[32], bp[16], path[PATH_MAX];
 
 	out_obj(o, NULL);
@@ -625,8 +502,8 @@ static void proc_text(struct out *o, const struct rset *s, const struct rproc *p
 	kb_cell(fk, sizeof(fk), p->file_kb);
 	kb_cell(sk, sizeof(sk), p->shmem_kb);
 	out_text(o, COLS, pid, shown(comm, sizeof(comm), p->comm), fk, sk,
-		 p->busy ? "busy" : kb(bm, sizeof(bm), p->mapped * s->page_size),
-		 p->busy ? "-" : kb(bu, sizeof(bu), p->untouched * s->page_size),
+		 p->busy ? "busy" : kb(bm, sizeof(bm), p->mapped * s->h.page_size),
+		 p->busy ? "-" : kb(bu, sizeof(bu), p->untouched * s->h.page_size),
 		 p->busy ? "-" : pct(bp, sizeof(bp), p->untouched, p->mapped));
 }
 
@@ -642,8 +519,8 @@ static void show_proc(struct out *o, const struct rset *s, const struct rproc *p
 	out_bool(o, "busy", p->busy);
 	out_int(o, "rss_file_kb", NULL, p->file_kb, p->file_kb >= 0);
 	out_int(o, "rss_shmem_kb", NULL, p->shmem_kb, p->shmem_kb >= 0);
-	out_uint(o, "mapped_bytes", NULL, p->mapped * s->page_size, !p->busy);
-	out_uint(o, "untouched_bytes", NULL, p->untouched * s->page_size, !p->busy);
+	out_uint(o, "mapped_bytes", NULL, p->mapped * s->h.page_size, !p->busy);
+	out_uint(o, "untouched_bytes", NULL, p->untouched * s->h.page_size, !p->busy);
 	out_arr(o, "files");
 	for (i = 0; i < p->nf; i++)
 		show_file(o, s, &s->f[p->f0 + i], files ? FILE_INDENT : -1);
@@ -659,8 +536,8 @@ static void show_tail(struct out *o, const struct rset *s, unsigned long long m,
 	size_t i;
 
 	snprintf(n, sizeof(n), "%zu process%s", s->np, s->np == 1 ? "" : "es");
-	out_text(o, COLS, "total", n, "", "", kb(bm, sizeof(bm), m * s->page_size),
-		 kb(bu, sizeof(bu), u * s->page_size), pct(bp, sizeof(bp), u, m));
+	out_text(o, COLS, "total", n, "", "", kb(bm, sizeof(bm), m * s->h.page_size),
+		 kb(bu, sizeof(bu), u * s->h.page_size), pct(bp, sizeof(bp), u, m));
 	if (top)
 		out_text(o, "\nTop files by untouched pages, summed over these processes\n%12s %12s %10s  %s\n",
 			 "mapped", "untouched", "untouched%", "FILE");
@@ -678,8 +555,8 @@ static void show_rss(const struct rset *s, const struct rss_args *a)
 
 	out_init(&o, a->json, 0);
 	out_obj(&o, NULL);
-	out_uint(&o, "page_size", NULL, s->page_size, 1);
-	out_bool(&o, "usefulness_enable", s->useful);
+	out_uint(&o, "page_size", NULL, s->h.page_size, 1);
+	out_bool(&o, "usefulness_enable", s->h.useful);
 	out_text(&o, COLS, "PID", "COMM", "RssFile", "RssShmem", "mapped", "untouched", "untouched%");
 	out_arr(&o, "processes");
 	for (i = 0; i < s->np; i++) {
@@ -690,8 +567,8 @@ static void show_rss(const struct rset *s, const struct rss_args *a)
 	out_arr_end(&o);
 	show_tail(&o, s, m, u, a->top);
 	out_obj(&o, "total");
-	out_uint(&o, "mapped_bytes", NULL, m * s->page_size, 1);
-	out_uint(&o, "untouched_bytes", NULL, u * s->page_size, 1);
+	out_uint(&o, "mapped_bytes", NULL, m * s->h.page_size, 1);
+	out_uint(&o, "untouched_bytes", NULL, u * s->h.page_size, 1);
 	out_obj_end(&o);
 	out_obj_end(&o);
 }
@@ -699,11 +576,11 @@ static void show_rss(const struct rset *s, const struct rss_args *a)
 /* The header's limits: unavailable (exit 1), or a warning without the measurement. */
 static int rss_check(const struct rset *s, const struct rss_args *a)
 {
-	if (!s->available) {
+	if (!s->h.available) {
 		fprintf(stderr, PROG ": rss: unavailable on this kernel/arch (the module cannot walk page tables here)\n");
 		return MMT_EXIT_FAIL;
 	}
-	if (!s->useful)
+	if (!s->h.useful)
 		fprintf(stderr, PROG ": warning: usefulness_enable is 0: untouched counts only the pages the kernel itself maps old (arm64), not what fault-around maps ahead on x86: run '" PROG " set usefulness_enable 1'\n");
 	if (!s->np && a->kind != SEL_ALL)
 		fprintf(stderr, PROG ": note: rss: no file pages mapped by the processes selected\n");

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * mmtunectl stats: the module's counters once (text, JSON with the
- * latency histogram, or Prometheus' text format: prom.c), or
- * per-interval deltas with --watch.
+ * latency histogram, or Prometheus' text format: prom.c, with --rss the
+ * rss file's sums per rule too), or per-interval deltas with --watch.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -21,6 +21,7 @@ const struct option stats_opts[] = {
 	{ "watch", required_argument, NULL, 'w' },
 	{ "count", required_argument, NULL, 'c' },
 	{ "reset", no_argument, NULL, 'r' },
+	{ "rss", no_argument, NULL, 'R' },	/* long only: -r is --reset */
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -185,7 +186,7 @@ static void show_stats(struct out *o, const struct mmt_kv *kv, int n, int sen, c
 }
 
 struct stats_args {
-	int json, prom, reset;
+	int json, prom, reset, rss;
 	long secs, count;
 };
 
@@ -200,6 +201,7 @@ static int stats_opts_parse(int argc, char **argv, struct stats_args *a)
 		case 'j': a->json = 1; break;
 		case 'p': a->prom = 1; break;
 		case 'r': a->reset = 1; break;
+		case 'R': a->rss = 1; break;
 		case 'w':
 			if (mmt_parse_long(optarg, 1, 86400, &a->secs))
 				return usage_err("stats", "--watch: '%.40s' is not a number of seconds 1..86400", optarg);
@@ -217,6 +219,8 @@ static int stats_opts_parse(int argc, char **argv, struct stats_args *a)
 		return usage_err("stats", "--count needs --watch");
 	if (a->prom && (a->json || a->secs))
 		return usage_err("stats", "--prometheus goes alone (no --json, no --watch)");
+	if (a->rss && !a->prom)
+		return usage_err("stats", "--rss needs --prometheus");
 	return 0;
 }
 
@@ -253,7 +257,7 @@ int do_stats(int argc, char **argv)
 	if (sen == 0 && !a.prom)
 		fprintf(stderr, PROG ": note: counting is off: run '" PROG " set stats_enable 1'\n");
 	if (a.prom) {
-		rc = print_prometheus(kv, n, sen, buf);
+		rc = print_prometheus(kv, n, sen, buf, a.rss);
 	} else if (a.secs) {
 		rc = watch(a.secs, a.count, a.json, buf, kv, n);
 	} else {

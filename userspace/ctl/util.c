@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * mmtunectl's helpers every verb shares (ctl.h): errors, stats and
- * parameter reads.  Kept out of main.c, which dispatches to the verbs,
- * so that a verb never depends on its dispatcher.
+ * parameter reads, where /proc is.  Kept out of main.c, which dispatches
+ * to the verbs, so that a verb never depends on its dispatcher.
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ctl.h"
@@ -85,4 +86,11 @@ int stats_enabled(void)
 	if (!b[0] || mmt_parse_long(b, 0, 1, &v))
 		return -1;
 	return (int)v;
+}
+
+const char *proc_dir(void)
+{
+	const char *e = getenv("MMTUNE_PROC");
+
+	return e && *e ? e : "/proc";
 }
