@@ -188,11 +188,17 @@ for k in 1 2 4 $((PSZ / 8)); do
 	fi
 	# a fault-around call missed (the whole machine's `missed`, docs/
 	# policy.md) leaves its 15 pre-mapped pages young: up to 15 fewer
-	# untouched each, the mapped count exact
+	# untouched each, the mapped count exact, and never more pages
+	# untouched. On 7.x x86_64 (TCG) up to a window's touched pages of
+	# the 8192 read untouched too (0-16 in 5 runs, with no call missed;
+	# docs/policy.md): two windows more allowed there, reported
 	dm=$(( $(uf missed) - m0 ))
-	if [ "$dm" -gt 0 ] && [ "${got% *}" = "${want% *}" ] &&
-		[ "${got#* }" -le "${want#* }" ] && [ "${got#* }" -ge $(( ${want#* } - 15 * dm )) ]; then
-		ok "rss: stride $k, the file's mapped and untouched pages: $got, $want less at most 15 for each of $dm calls missed"
+	over=0
+	case $(uname -r)/$(uname -m) in [7-9].*/x86_64) over=32 ;; esac
+	echo "# rss stride $k: got $got, want $want, $dm calls missed meanwhile"
+	if [ "$got" != "$want" ] && [ "${got% *}" = "${want% *}" ] &&
+		[ "${got#* }" -le $(( ${want#* } + over )) ] && [ "${got#* }" -ge $(( ${want#* } - 15 * dm )) ]; then
+		ok "rss: stride $k, the file's mapped and untouched pages: $got, $want less at most 15 for each of $dm calls missed, or $over more"
 	else
 		expect_eq "rss: stride $k, the file's mapped and untouched pages" "$got" "$want"
 	fi
