@@ -67,6 +67,7 @@ ALL="6.12-riscv64 6.1-s390x 7-s390x 6.12-s390x 7-riscv64 6.1-arm64 6.12-arm64-16
 # cell adds is mmtunectl tune's wall-time sweeps (userspace, the same code
 # on every arch; 100 s of s390x's 6.1 cell and 300 s of riscv64's 6.12
 # under TCG), and CI's 50 minutes warm took the flavour cells instead.
+# t-45-tune itself runs on x86_64's full cell alone (tests/matrix/init.sh).
 FULL=${MMT_MATRIX_FULL:-6.12-x86_64 6.12-arm64 6.12-ppc64le}
 # The suites of a flavour cell (-rt, -16k): the ones that touch what the
 # flavour changes. MMT_MATRIX_TESTS, when set, wins for every cell.

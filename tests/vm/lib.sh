@@ -79,19 +79,33 @@ ftraced() {
 # load_module [ARGS]: insmod the tree's build
 # stats_snap PREFIX: the counters (PREFIXf, c, r, m) and /proc/vmstat
 # pgfault (PREFIXp) with shell builtins only,
-# so that taking the snapshot itself takes no page fault.
-stats_snap() {
+# so that taking the snapshot itself takes no page fault. pgfault is read
+# before and after the counters, again until the two agree (5 tries): so
+# no other process's faults (the suite watchdog's date and sleep, about
+# 50 each on riscv64) fall between the two files.
+_snap_pgfault() {
 	while read -r _k _v; do
-		case $_k in
-		faults) eval "${1}f=\$_v" ;;
-		fault_around_calls) eval "${1}c=\$_v" ;;
-		fault_around_pages_requested) eval "${1}r=\$_v" ;;
-		fault_around_pages_mapped) eval "${1}m=\$_v" ;;
-		esac
-	done < $MMT/stats
-	while read -r _k _v; do
-		[ "$_k" = pgfault ] && eval "${1}p=\$_v"
+		[ "$_k" = pgfault ] && { _pgf=$_v; return; }
 	done < /proc/vmstat
+}
+stats_snap() {
+	_try=0
+	while :; do
+		_snap_pgfault
+		_pgf0=$_pgf
+		while read -r _k _v; do
+			case $_k in
+			faults) eval "${1}f=\$_v" ;;
+			fault_around_calls) eval "${1}c=\$_v" ;;
+			fault_around_pages_requested) eval "${1}r=\$_v" ;;
+			fault_around_pages_mapped) eval "${1}m=\$_v" ;;
+			esac
+		done < $MMT/stats
+		_snap_pgfault
+		_try=$((_try + 1))
+		[ "$_pgf" = "$_pgf0" ] || [ $_try -ge 5 ] && break
+	done
+	eval "${1}p=\$_pgf"
 }
 
 load_module() { insmod "$MMT_TOP/module/mmtune.ko" "$@"; }

@@ -285,9 +285,13 @@ if "$CTL" policy set "comm=x order=$((MAX + 1))" 2>/dev/null; then fail "mmtunec
 	expect_eq "mmtunectl policy set bad order: exit 2" "$?" 2; fi
 
 # what `mmtunectl policy show` prints loads back unchanged: 32 rules, 16
-# of them cgroup= paths of 200 bytes (the module's limit is 255)
+# of them cgroup= paths of 200 bytes (the module's limit is 255). Not in a
+# light matrix cell (CI's time): the parser and the tools are the same
+# code on every kernel; make check and the full cells run it.
 pwrite clear > /dev/null
-if grep -q " $CGR cgroup2 " /proc/mounts; then
+if [ "${MMT_LIGHT:-0}" = 1 ]; then
+	skip "show | load round trip of 32 rules, long paths" "light matrix cell: make check and the full cells run it"
+elif grep -q " $CGR cgroup2 " /proc/mounts; then
 	long=$(printf 'x%.0s' $(seq 1 190))
 	text=""
 	for i in $(seq 10 25); do

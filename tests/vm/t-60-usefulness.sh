@@ -175,6 +175,7 @@ rssline() {
 }
 for k in 1 2 4 $((PSZ / 8)); do
 	rm -f "$WORK/r"	# not the last run's output: ready when it is there
+	m0=$(uf missed)
 	FAULTPROBE_STRIDE=$k FAULTPROBE_LIVE=4:0 FAULTPROBE_HOLD=$WORK/rhold \
 		"$FPR" "$WORK/fr" > "$WORK/r" & rp=$!
 	n=0
@@ -185,7 +186,23 @@ for k in 1 2 4 $((PSZ / 8)); do
 	else	# one page a page table: its window of 16, 15 untouched
 		want="$((4 * 4 * 16)) $((4 * 4 * 15))"
 	fi
-	expect_eq "rss: stride $k, the file's mapped and untouched pages" "$got" "$want"
+	# a fault-around call missed (the whole machine's `missed`, docs/
+	# policy.md) leaves its 15 pre-mapped pages young: up to 15 fewer
+	# untouched each, the mapped count exact, and never more pages
+	# untouched. On 7.x (x86_64 and arm64, TCG) a few touched pages of
+	# the 8192 read untouched too (0-16 in 8 runs, with no call missed
+	# and no reclaim; docs/policy.md): two windows more allowed there,
+	# reported
+	dm=$(( $(uf missed) - m0 ))
+	over=0
+	case $(uname -r) in [7-9].*) over=32 ;; esac
+	echo "# rss stride $k: got $got, want $want, $dm calls missed meanwhile"
+	if [ "$got" != "$want" ] && [ "${got% *}" = "${want% *}" ] &&
+		[ "${got#* }" -le $(( ${want#* } + over )) ] && [ "${got#* }" -ge $(( ${want#* } - 15 * dm )) ]; then
+		ok "rss: stride $k, the file's mapped and untouched pages: $got, $want less at most 15 for each of $dm calls missed, or $over more"
+	else
+		expect_eq "rss: stride $k, the file's mapped and untouched pages" "$got" "$want"
+	fi
 	[ "$got" = "$want" ] || grep "^pid=$rp " "$WORK/rss" | sed 's/^/# /' | head -5
 	if [ $k = 1 ]; then
 		grep -q "^pid=$rp mapped=[0-9]* untouched=[0-9]* comm=fprss\$" "$WORK/rss" &&
