@@ -30,7 +30,9 @@ void mmtune_trace_mapped_unreg(void);
  * (@dev, @ino), the window [req_start, req_end] the kernel asked for
  * (file pages), the window [start, end] it got after the policy, the
  * faulting page, the order in force for this task and the policy rule
- * that chose it (-1: none).
+ * that chose it (-1: none); the process and the faulting VMA's bounds,
+ * file offset and flags, from which any order's window can be computed
+ * again (mmtunectl record and replay, docs/replay.md).
  */
 TRACE_EVENT_FN(fault_around,
 	       TP_PROTO(const struct vm_fault *vmf, dev_t dev, unsigned long ino,
@@ -48,7 +50,12 @@ TRACE_EVENT_FN(fault_around,
 				__field(unsigned long, start)
 				__field(unsigned long, end)
 				__field(unsigned int, order)
-				__field(int, rule)),
+				__field(int, rule)
+				__field(pid_t, tgid)
+				__field(unsigned long, vm_start)
+				__field(unsigned long, vm_end)
+				__field(unsigned long, vm_pgoff)
+				__field(unsigned long, vm_flags)),
 	       TP_fast_assign(__entry->pid = current->pid;
 			      memcpy(__entry->comm, current->comm, TASK_COMM_LEN);
 			      __entry->dev = dev;
@@ -59,12 +66,19 @@ TRACE_EVENT_FN(fault_around,
 			      __entry->start = start;
 			      __entry->end = end;
 			      __entry->order = order;
-			      __entry->rule = rule;),
-	       TP_printk("pid=%d comm=%s dev=%d:%d ino=%lu pgoff=%lu req=%lu-%lu win=%lu-%lu order=%u rule=%d",
+			      __entry->rule = rule;
+			      __entry->tgid = current->tgid;
+			      __entry->vm_start = vmf->vma->vm_start;
+			      __entry->vm_end = vmf->vma->vm_end;
+			      __entry->vm_pgoff = vmf->vma->vm_pgoff;
+			      __entry->vm_flags = vmf->vma->vm_flags;),
+	       TP_printk("pid=%d comm=%s dev=%d:%d ino=%lu pgoff=%lu req=%lu-%lu win=%lu-%lu order=%u rule=%d tgid=%d vma=%#lx-%#lx vm_pgoff=%lu vm_flags=%#lx",
 			 __entry->pid, __entry->comm, MAJOR(__entry->dev),
 			 MINOR(__entry->dev), __entry->ino, __entry->pgoff,
 			 __entry->req_start, __entry->req_end, __entry->start,
-			 __entry->end, __entry->order, __entry->rule),
+			 __entry->end, __entry->order, __entry->rule,
+			 __entry->tgid, __entry->vm_start, __entry->vm_end,
+			 __entry->vm_pgoff, __entry->vm_flags),
 	       mmtune_trace_fa_reg, mmtune_trace_fa_unreg
 );
 

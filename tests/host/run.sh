@@ -1229,6 +1229,8 @@ suite_report() {
 
 # rss: `mmtunectl rss` against a fake rss file and /proc (tests/host/rss.sh)
 . "$TOP/tests/host/rss.sh"
+# replay: `mmtunectl replay` on hand-worked records (tests/host/replay.sh)
+. "$TOP/tests/host/replay.sh"
 
 run_suites() {
 	CTL=$1/mmtunectl
@@ -1245,11 +1247,12 @@ run_suites() {
 	suite_plane
 	suite_report
 	suite_rss
+	suite_replay
 }
 
 # tests/host/run.sh SUITE...: those suites alone, on the plain build (no
 # sanitizer pass, install, build flags, man pages or fuzzing)
-HOST_SUITES="unit usage module kernel policy policy_auto prometheus prometheus_rss perm plane report rss abi_doc results"
+HOST_SUITES="unit usage module kernel policy policy_auto prometheus prometheus_rss perm plane report rss replay abi_doc results"
 if [ $# -gt 0 ]; then
 	for s in "$@"; do
 		case " $HOST_SUITES " in

@@ -69,6 +69,18 @@ for name in $(cat "$MMT_TOP/tests/list"); do
 		ktap_end
 		continue
 	fi
+	# t-63-replay compares a replay with measured runs at 4 orders: on
+	# the kernels its contract names (6.12 arm64's full cell, 7.x
+	# x86_64; make check runs it on 6.1), for CI's time
+	if [ "$name" = t-63-replay ]; then
+		case $(uname -m):$MMT_LIGHT:$(uname -r) in
+		aarch64:0:*|x86_64:*:7.*) ;;
+		*)	ktap_begin "$name"
+			skip "$name" "matrix: make check, 6.12 arm64's full cell and 7.x x86_64 run it"
+			ktap_end
+			continue ;;
+		esac
+	fi
 	interp=/bin/sh
 	head -n 1 "$t" | grep -q bash && interp=/bin/bash
 	run_suite "$name" timeout "${MMT_TEST_TIMEOUT:-600}" $interp "$t"

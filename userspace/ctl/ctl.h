@@ -55,14 +55,16 @@ int do_save(int argc, char **argv);
 int do_run(int argc, char **argv);
 int do_report(int argc, char **argv);
 int do_rss(int argc, char **argv);
+int do_record(int argc, char **argv);
+int do_replay(int argc, char **argv);
 
 extern const char status_optstring[], stats_optstring[], pfn_valid_optstring[];
 extern const char policy_optstring[], tune_optstring[], save_optstring[], run_optstring[];
-extern const char report_optstring[], rss_optstring[];
+extern const char report_optstring[], rss_optstring[], record_optstring[], replay_optstring[];
 extern const char plain_optstring[];
 extern const struct option status_opts[], stats_opts[], pfn_valid_opts[], policy_opts[];
 extern const struct option tune_opts[], save_opts[], run_opts[], plain_opts[];
-extern const struct option report_opts[], rss_opts[];
+extern const struct option report_opts[], rss_opts[], record_opts[], replay_opts[];
 
 /* util.c: errors and reads every verb shares (main.c only dispatches) */
 int usage_err(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -77,6 +79,8 @@ int read_stats(char *buf, struct mmt_kv *kv, int max);
 void param_value(const char *knob, char *v, size_t n);
 /* /proc, or env MMTUNE_PROC standing for it (tests). */
 const char *proc_dir(void);
+/* --orders LIST of @verb into o[] (at most max): the count, or -(exit code). */
+int parse_orders(const char *verb, const char *s, int maxo, int *o, int max);
 
 /*
  * out.c: one output path for text and JSON.  A verb renders once through
@@ -195,6 +199,8 @@ void tune_signals_restore(const struct sigaction *old);
 double mono_now(void);
 int wait_child(pid_t pid, int *status, struct rusage *ru);
 int tune_rule(struct tune_ctx *t, int order);
+/* COMMAND under the rule at @order, waited for: 0 or an exit code. */
+int run_ruled(struct tune_ctx *t, int order, int *status, struct rusage *ru, double *wall);
 void __attribute__((noreturn)) cmd_child(struct tune_ctx *t, const int *go, const int *ex,
 					 bool quiet);
 int tune_cleanup(struct tune_ctx *t);

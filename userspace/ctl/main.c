@@ -91,6 +91,21 @@ static const struct cmd cmds[] = {
 	  "  --top N          files in the top list (default 10; 0: none)\n"
 	  "  --files          each process's files under it\n"
 	  "  --json           one JSON object\n" },
+	{ "record", do_record, record_optstring, record_opts,
+	  "usage: " PROG " record [--output FILE] [--buffer KIB] -- COMMAND [ARGS]",
+	  "Run COMMAND, and every process it starts, at order 0 in a cgroup of its own,\n"
+	  "and write each of their file read faults to FILE for replay.  See mmtunectl(8).\n"
+	  "Exit status: COMMAND's (128 + a signal); 1 or 2 if record itself failed.\n"
+	  "  --output FILE    the record (default mmtune.record; '-': standard output)\n"
+	  "  --buffer KIB     the trace buffer a CPU (default 16384)\n" },
+	{ "replay", do_replay, replay_optstring, replay_opts,
+	  "usage: " PROG " replay [--orders LIST] [--files] [--json] FILE",
+	  "What each fault-around order would have done with a record's faults: faults,\n"
+	  "fault-around calls, pages mapped ahead and those never touched (RSS added),\n"
+	  "and what makes the figures bounds rather than exact.  See mmtunectl(8).\n"
+	  "  --orders LIST    orders, e.g. 0,2,4 or 0-9 (default: 0 to one page table)\n"
+	  "  --files          the same per file\n"
+	  "  --json           one JSON object\n" },
 	{ "help", do_help, NULL, NULL, "usage: " PROG " help [VERB]", "Show help for " PROG " or for VERB.\n" },
 };
 

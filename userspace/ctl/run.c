@@ -226,7 +226,7 @@ void cmd_child(struct tune_ctx *t, const int *go, const int *ex, bool quiet)
  * Fork COMMAND held on a pipe, move it into the cgroup, put the rule in,
  * let it exec, wait.  *status: its wait status.  0, or an exit code.
  */
-static int run_child(struct tune_ctx *t, int order, int *status, struct rusage *ru, double *wall)
+int run_ruled(struct tune_ctx *t, int order, int *status, struct rusage *ru, double *wall)
 {
 	int go[2], ex[2], e = 0, rc;
 	double t0;
@@ -317,7 +317,7 @@ int do_run(int argc, char **argv)
 
 	tune_signals(old);
 	rc = mmt_cg_create(&t.cg, "run");
-	rc = rc ? lib_fail(rc) : run_child(&t, order, &status, &ru, &wall);
+	rc = rc ? lib_fail(rc) : run_ruled(&t, order, &status, &ru, &wall);
 	if (stats && !rc)
 		run_stats(&t, order, &ru, wall);
 	crc = tune_cleanup(&t);

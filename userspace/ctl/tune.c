@@ -91,40 +91,6 @@ static void med_spread(const double *v, int n, double *med, double *spread)
 	free(s);
 }
 
-/* "0,2,4" or "0-9" pieces into o[] (sorted, unique); count or -(exit code). */
-static int parse_orders(const char *s, int maxo, int *o)
-{
-	int seen[64] = { 0 }, n = 0, i;
-	char *copy = strdup(s), *tok, *save = NULL;
-
-	if (!copy)
-		return -lib_fail(MMT_EIO);
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *dash = strchr(tok, '-');
-		long a, b;
-
-		if (dash)
-			*dash = '\0';
-		if (mmt_parse_long(tok, 0, maxo, &a) || (dash && mmt_parse_long(dash + 1, 0, maxo, &b)) ||
-		    (dash && b < a)) {
-			free(copy);
-			return -usage_err("tune", "--orders '%.40s': want orders 0..%d like 0,2,4 or 0-%d",
-					  s, maxo, maxo);
-		}
-		if (!dash)
-			b = a;
-		for (; a <= b; a++)
-			seen[a] = 1;
-	}
-	free(copy);
-	for (i = 0; i <= maxo && i < 64; i++)
-		if (seen[i])
-			o[n++] = i;
-	if (!n)
-		return -usage_err("tune", "--orders: empty list");
-	return n;
-}
-
 /* The comm the kernel gives COMMAND: its file name, cut to 15 bytes. */
 static void command_comm(const char *cmd, char *out, size_t len)
 {
@@ -411,7 +377,7 @@ static int tune_prepare(const struct tune_args *a, struct mmt_policy *ps, struct
 	if (maxo < 0 || maxo > 63)
 		maxo = 63;
 	if (a->orders_arg) {
-		x->norders = parse_orders(a->orders_arg, maxo, x->orders);
+		x->norders = parse_orders("tune", a->orders_arg, maxo, x->orders, TUNE_MAX_ORDERS + 1);
 		if (x->norders < 0)
 			return -x->norders;
 		if (x->norders > TUNE_MAX_ORDERS)

@@ -1,0 +1,90 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+# Sourced by tests/host/run.sh: suite_replay, `mmtunectl replay` on
+# records written here, their figures worked out by hand below.  Needs
+# $CTL, $W, $PY and tests/lib.sh.
+
+# rec_head: a record's header (4096-byte pages, 512 a table)
+rec_head() {
+	printf '%s\n' 'mmtune-record 1' 'release 6.1.0-test' 'machine x86_64' 'page_size 4096' \
+		'ptes 512' 'kernel_order 4' 'command ./app -x'
+}
+# rec_tail MINOR: the footer, MINOR faults in all
+rec_tail() { printf '%s\n' "faults $1 0" 'events 0' 'odd 0' 'lost 0' 'end'; }
+
+# A: one file of 64 pages, all cached, a VMA of 64 pages at a 2 MiB
+# boundary, pages 0, 2, ..., 62 read (32 read faults), 100 faults in all.
+#   order 1: each fault's window is its pair: 32 calls, 32 ahead, 32 untouched, faults 100
+#   order 4: windows of 16 at 0, 16, 32, 48: 4 calls, 60 ahead, 28 of them read
+#            later, 32 untouched; faults 100 - 28 = 72
+#   order 9: one window, clipped to the VMA: 1 call, 63 ahead, 31 read, 32 untouched, 69
+# B: as A with the VMA starting 8 pages before a table's end (start
+#   0x101f8000): order 4's windows are clipped to the table, then aligned:
+#   [0,7] [8,23] [24,39] [40,55] [56,63]: 5 calls, 59 ahead, 27 read, 32 untouched, 73
+# C: A's file with only pages 0-31 cached: order 9 maps 1-31 ahead (15
+#   read) and faults each of 32..62 (16 faults): 17 calls, 31 ahead, 16
+#   untouched, faults 100 - 15 = 85; the cache changed (end_cached 64): a bound
+# D: A's faults twice over (a second pass after munmap/mmap at the same
+#   address): each pass as A's, 164 faults in all: order 4: 164 - 56 = 108
+rec_a() {
+	local start=${1:-0x10000000} end=${2:-0x10040000}
+	rec_head
+	echo 'file 0 0:33 12 64 64 /data/f'
+	echo 'cached 0 0 64'
+	echo "vma 0 100 0 $start $end 0 0x8000071"
+	for i in $(seq 0 2 62); do echo "f 0 $i"; done
+}
+rp_field() {	# rp_field ORDER FIELD: from replay --json's output in $W/out
+	$PY -c 'import json,sys
+d = json.load(open(sys.argv[1]))
+print([o for o in d["orders"] if o["order"] == int(sys.argv[2])][0][sys.argv[3]])' "$W/out" "$1" "$2"
+}
+rp_row() {	# rp_row ORDER: "faults calls premapped untouched"
+	echo "$(rp_field "$1" faults) $(rp_field "$1" fault_around_calls) $(rp_field "$1" premapped) $(rp_field "$1" untouched)"
+}
+
+suite_replay() {
+	local r=$W/rec
+	{ rec_a; rec_tail 100; } >"$r"
+	check "replay: a record" "$CTL" replay --orders 0,1,4,9 "$r"
+	"$CTL" replay --json --orders 0,1,4,9 "$r" >"$W/out"
+	expect_eq "replay: order 0" "$(rp_row 0)" "100 0 0 0"
+	expect_eq "replay: order 1, pairs" "$(rp_row 1)" "100 32 32 32"
+	expect_eq "replay: order 4, windows of 16" "$(rp_row 4)" "72 4 60 32"
+	expect_eq "replay: order 9, one window clipped to the VMA" "$(rp_row 9)" "69 1 63 32"
+	expect_eq "replay: untouched bytes" "$(rp_field 4 untouched_bytes)" $((32 * 4096))
+	expect_eq "replay: exact" "$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["exact"])' "$W/out")" True
+	"$CTL" replay --orders 0 "$r" | grep -q '^exact: ' && ok "replay: says exact" || fail "replay: no exact line"
+
+	{ rec_a 0x101f8000 0x10238000; rec_tail 100; } >"$r"
+	"$CTL" replay --json --orders 4 "$r" >"$W/out"
+	expect_eq "replay: windows clipped to the page table" "$(rp_row 4)" "73 5 59 32"
+
+	{ rec_a | sed 's/^cached 0 0 64$/cached 0 0 32/; s/^file 0 0:33 12 64 64 /file 0 0:33 12 64 32 /'; echo 'end_cached 0 64'; rec_tail 100; } >"$r"
+	"$CTL" replay --json --orders 9 "$r" >"$W/out"
+	expect_eq "replay: uncached pages are not mapped" "$(rp_row 9)" "85 17 31 16"
+	grep -q '"exact":false' "$W/out" && grep -q 'cached at its first fault, 64 at the end' "$W/out" &&
+		ok "replay: a cache that changed is a bound" || fail "replay: bound: $(cat "$W/out")"
+
+	{ rec_a; for i in $(seq 0 2 62); do echo "f 0 $i"; done; rec_tail 164; } >"$r"
+	"$CTL" replay --json --orders 4 "$r" >"$W/out"
+	expect_eq "replay: a page faulted again: the VMA mapped again" "$(rp_row 4)" "108 8 120 64"
+	expect_eq "replay: refaults counted" "$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["refaults"])' "$W/out")" 1
+
+	{ rec_a; rec_tail 100; } | head -n 20 >"$r"
+	expect_eq "replay: a truncated record: exit 1" "$("$CTL" replay "$r" >/dev/null 2>"$W/err"; echo $?)" 1
+	grep -q "rec:20: the record is truncated" "$W/err" && ok "replay: truncated, with the line" ||
+		fail "replay: truncated: $(cat "$W/err")"
+	{ rec_a; echo 'f 0 64'; rec_tail 100; } >"$r"
+	expect_eq "replay: a page beyond its VMA: exit 1" "$("$CTL" replay "$r" >/dev/null 2>"$W/err"; echo $?)" 1
+	grep -q "rec:43: a bad fault line" "$W/err" && ok "replay: the bad line's number" ||
+		fail "replay: bad line: $(cat "$W/err")"
+	echo 'hello' >"$r"
+	expect_eq "replay: not a record: exit 1" "$("$CTL" replay "$r" >/dev/null 2>&1; echo $?)" 1
+	expect_eq "replay: no file: exit 1" "$("$CTL" replay "$W/none" >/dev/null 2>&1; echo $?)" 1
+	expect_eq "replay: two files: exit 2" "$("$CTL" replay "$r" "$r" >/dev/null 2>&1; echo $?)" 2
+	{ rec_a; rec_tail 100; } >"$r"
+	expect_eq "replay --orders 10 (a table of 512): exit 2" "$("$CTL" replay --orders 10 "$r" >/dev/null 2>&1; echo $?)" 2
+	expect_eq "record without a command: exit 2" "$("$CTL" record >/dev/null 2>&1; echo $?)" 2
+	expect_eq "record --buffer 1: exit 2" "$("$CTL" record --buffer 1 -- true >/dev/null 2>&1; echo $?)" 2
+}

@@ -1,0 +1,119 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Record and replay (docs/replay.md): mmtunectl record runs a workload at
+# order 0 and writes its file read faults; replay predicts, for each
+# order, the faults and fault-around calls the workload would have had.
+# Checked against the same workload run at each order (mmtunectl run
+# --order K --stats: the process tree's faults and its rule's calls):
+# within 2 % for mmstress seq, rand, seq --stride 4 and sparse (faults;
+# fault-around calls within 2 % or 4). THP is
+# off meanwhile: whether the kernel finds a huge page for an anonymous
+# region changes a run's other faults by hundreds, and replay takes those
+# from the recorded run. Then the record file's errors: truncated, not a
+# record, a bad line.
+. "$(dirname "$0")/lib.sh"
+
+WORK=$(mktemp -d /var/tmp/mmt-replay.XXXXXX)
+CTL=${MMT_MMTUNECTL:-$MMT_TOP/userspace/mmtunectl}
+MMS=$MMT_TOP/userspace/mmstress
+THP=/sys/kernel/mm/transparent_hugepage/enabled
+THP_WAS=$(sed -n 's/.*\[\(.*\)\].*/\1/p' $THP 2>/dev/null)
+cleanup() {
+	[ -n "$THP_WAS" ] && echo "$THP_WAS" > $THP
+	[ -w $MMT/policy ] && echo clear > $MMT/policy 2>/dev/null
+	umount "$WORK" 2>/dev/null
+	rm -rf "$WORK"
+	unload_module
+}
+trap cleanup EXIT
+[ -x "$CTL" ] && [ -x "$MMS" ] || { fail "no $CTL or $MMS (make tools)"; exit 1; }
+
+unload_module
+load_module || { fail "insmod"; exit 1; }
+mount -t tmpfs -o size=160m,huge=never mmt-replay "$WORK" || { fail "tmpfs"; exit 1; }
+[ -n "$THP_WAS" ] && echo never > $THP
+PSZ=$(getconf PAGESIZE)
+MAXO=$(info max_order)
+ORDERS="0 1 4 $MAXO"
+[ "$(order)" -ge 1 ] || echo 4 > $MMT/fault_around_order
+echo "# page size $PSZ, kernel order $(order), orders $ORDERS"
+
+# within2 WHAT PREDICTED MEASURED [SLACK]: |p - m| <= 2 % of m, or SLACK (2)
+within2() {
+	d=$(( $2 > $3 ? $2 - $3 : $3 - $2 ))
+	if [ $(( d * 100 )) -le $(( $3 * 2 )) ] || [ $d -le "${4:-2}" ]; then
+		ok "$1: replayed $2, measured $3"
+	else
+		fail "$1: replayed $2, measured $3 (more than 2 % apart)"
+	fi
+}
+# pred FILE ORDER FIELD: FIELD of ORDER's line of replay's JSON in FILE
+pred() {
+	tr '{' '\n' < "$1" | grep "\"order\":$2," | head -n 1 |
+		sed -n "s/.*\"$3\":\([0-9]*\).*/\1/p"
+}
+# meas NAME ARGS...: run ARGS at order $O; "faults calls" of the run
+meas() {
+	"$CTL" run --order "$O" --stats -- "$@" > /dev/null 2> "$WORK/run.err" ||
+		{ echo "- -"; return; }
+	sed -n 's/.* minor_faults \([0-9]*\) major_faults \([0-9]*\) fault_around_calls \([0-9-]*\).*/\1 \2 \3/p' \
+		"$WORK/run.err" | { read -r mi ma ca; echo "$((mi + ma)) $ca"; }
+}
+
+# case NAME ARGS...: record ARGS, replay, measure each order
+case_() {
+	name=$1; shift
+	sect "$name: record at order 0, replay, measure at $ORDERS"
+	"$@" > /dev/null	# the page cache as the runs will find it
+	if ! "$CTL" record -o "$WORK/rec" -- "$@" > /dev/null 2> "$WORK/rec.err"; then
+		fail "$name: record: $(tail -n 2 "$WORK/rec.err")"; return
+	fi
+	ok "$name: recorded ($(grep -c '^f ' "$WORK/rec") faults)"
+	"$CTL" replay --json --orders "$(echo $ORDERS | tr ' ' ,)" "$WORK/rec" > "$WORK/rp" ||
+		{ fail "$name: replay"; return; }
+	"$CTL" replay --orders "$(echo $ORDERS | tr ' ' ,)" "$WORK/rec" | sed 's/^/# /'
+	# the workload's file (tmpfs, written before it is mapped) is exact;
+	# the programs' own files may not be (the guest's root is the host's)
+	tr -d '\n' < "$WORK/rp" | sed 's/.*"bounds"://' | grep -q "$F" &&
+		fail "$name: replay bounds the workload's file: $(tr -d '\n' < "$WORK/rp" | sed 's/.*"bounds"://' | cut -c1-300)" ||
+		ok "$name: the workload's file exact (nothing lost, its cache as at its first fault)"
+	grep -q '"lost":0,' "$WORK/rp" && ok "$name: no event lost" || fail "$name: events lost"
+	for O in $ORDERS; do
+		m=$(meas "$@")
+		pf=$(pred "$WORK/rp" "$O" faults)
+		pc=$(pred "$WORK/rp" "$O" fault_around_calls)
+		echo "# order $O: replayed faults $pf calls $pc, measured $m"
+		if [ "${m% *}" = - ] || [ -z "$pf" ]; then
+			fail "$name order $O: no figure (run: $(tail -n 1 "$WORK/run.err"))"; continue
+		fi
+		within2 "$name order $O: faults" "$pf" "${m% *}"
+		# calls: a few apart at high orders, where a library's windows
+		# depend on where it was mapped (ASLR): 2 % or 4
+		[ "$O" = 0 ] || within2 "$name order $O: fault-around calls" "$pc" "${m#* }" 4
+	done
+}
+
+# mmstress from the tmpfs: the guest's root is the host's, whose page
+# cache in the guest comes and goes (major faults every run)
+cp "$MMS" "$WORK/mmstress" && MMS=$WORK/mmstress
+F=$WORK/f
+case_ seq "$MMS" seq -q -s 8M -f "$F"
+case_ rand "$MMS" rand -q -s 8M -f "$F"
+case_ stride4 "$MMS" seq -q -s 8M --stride 4 -f "$F"
+case_ sparse "$MMS" sparse -q -s 128M -f "$F"
+
+sect "bad record files: clear errors, exit 1"
+head -n 20 "$WORK/rec" > "$WORK/trunc"
+expect_eq "a truncated record: exit 1" "$("$CTL" replay "$WORK/trunc" > /dev/null 2> "$WORK/e"; echo $?)" 1
+grep -q "truncated" "$WORK/e" && ok "a truncated record: says so" || fail "truncated: '$(cat "$WORK/e")'"
+echo hello > "$WORK/bad"
+expect_eq "not a record: exit 1" "$("$CTL" replay "$WORK/bad" > /dev/null 2> "$WORK/e"; echo $?)" 1
+grep -q "not an mmtunectl record" "$WORK/e" && ok "not a record: says so" || fail "bad: '$(cat "$WORK/e")'"
+sed 's/^f 0 /f 999999 /' "$WORK/rec" > "$WORK/badf"
+expect_eq "a fault of no VMA: exit 1" "$("$CTL" replay "$WORK/badf" > /dev/null 2> "$WORK/e"; echo $?)" 1
+grep -q ":[0-9]*: a bad fault line" "$WORK/e" && ok "a bad line: its number" || fail "badf: '$(cat "$WORK/e")'"
+expect_eq "replay --orders 99: exit 2" "$("$CTL" replay --orders 99 "$WORK/rec" > /dev/null 2>&1; echo $?)" 2
+expect_eq "record without a command: exit 2" "$("$CTL" record > /dev/null 2>&1; echo $?)" 2
+expect_eq "record leaves no rule" "$(rules | wc -l)" 0
+expect_eq "record leaves no tracefs instance" \
+	"$(ls -d /sys/kernel/tracing/instances/mmtune-record.* /sys/kernel/debug/tracing/instances/mmtune-record.* 2>/dev/null | wc -l)" 0
