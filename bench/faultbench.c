@@ -2,7 +2,7 @@
 /*
  * faultbench: read-fault throughput, the workload of `make bench`.
  *
- *   faultbench [--passes N] [--markers] FILE [SECONDS]
+ *   faultbench [--passes N] [--markers] [--stride K] [--threads T] FILE [SECONDS]
  *
  * Maps FILE (best a cached tmpfs file) read-only, aligned to one page
  * table's span so fault-around windows are whole, reads one byte per
@@ -20,8 +20,18 @@
  * Each pass then starts after a short sleep, so that work deferred by
  * what came before (RCU callbacks freeing what exec and the last unmap
  * left, kworkers) runs while the CPU is idle, not in the counted loop.
+ *
+ * --stride K: read one page in K (a reader whose share of useful
+ * pre-mapped pages is 1/K at every order: an order=auto rule holds
+ * still at K = 2).  --threads T: T threads of the process, thread t
+ * pinned to CPU t, read the t-th of T equal parts of each pass's mapping
+ * at once, each between its own markers (the plugin counts per vCPU;
+ * each thread emits in turn at the end: T counts per run).
  */
+#define _GNU_SOURCE
 #include <getopt.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,10 +47,65 @@
 #define SETTLE_US 20000
 
 static int markers;
+static long stride = 1;
+static int nthreads = 1;
+static pthread_barrier_t bar;
+static char *volatile cur;	/* this pass's mapping */
+static size_t npages;
+static long psz;
+static volatile int quit;
+
+/* Thread @t's part of each pass: between its markers, on its own CPU. */
+static void read_part(int t)
+{
+	size_t lo = npages * t / nthreads, hi = npages * (t + 1) / nthreads, i;
+	volatile unsigned long sum = 0;
+	const char *p = cur;
+
+	if (markers)
+		MARKER(0);
+	for (i = lo; i < hi; i++)
+		if (!(i % stride))
+			sum += p[i * psz];
+	if (markers)
+		MARKER(1);
+	(void)sum;
+}
+
+static void pin(int t)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(t, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* Threads 1..T-1: a part of each pass, between the main thread's barriers. */
+static void *reader(void *arg)
+{
+	int t = (int)(intptr_t)arg;
+
+	pin(t);
+	for (;;) {
+		pthread_barrier_wait(&bar);
+		if (quit)
+			break;
+		read_part(t);
+		pthread_barrier_wait(&bar);
+	}
+	/* emit in turn: thread t after t - 1 */
+	for (int k = 1; k < nthreads; k++) {
+		pthread_barrier_wait(&bar);
+		if (k == t && markers)
+			MARKER(2);
+	}
+	return NULL;
+}
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: faultbench [--passes N] [--markers] FILE [SECONDS]\n");
+	fprintf(f, "usage: faultbench [--passes N] [--markers] [--stride K] [--threads T] FILE [SECONDS]\n");
 }
 
 static double now(void)
@@ -61,15 +126,16 @@ static long faults(void)
 
 int main(int argc, char **argv)
 {
-	long psz = sysconf(_SC_PAGESIZE);
-	size_t align = (size_t)psz * (psz / 8);
+	size_t align;
 	static const struct option opts[] = {
 		{ "passes", required_argument, NULL, 'n' },
 		{ "markers", no_argument, NULL, 'm' },
+		{ "stride", required_argument, NULL, 's' },
+		{ "threads", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	volatile unsigned long sum = 0;
+	pthread_t th[64];
 	double secs = 0, t0, t;
 	size_t pages, i, done = 0;
 	long f0, passes = 0, pass = 0;
@@ -77,8 +143,24 @@ int main(int argc, char **argv)
 	char *res, *end;
 	int fd, c;
 
-	while ((c = getopt_long(argc, argv, "n:mh", opts, NULL)) != -1) {
+	psz = sysconf(_SC_PAGESIZE);
+	align = (size_t)psz * (psz / 8);
+	while ((c = getopt_long(argc, argv, "n:ms:t:h", opts, NULL)) != -1) {
 		switch (c) {
+		case 's':
+			stride = strtol(optarg, &end, 10);
+			if (*end || stride < 1) {
+				fprintf(stderr, "faultbench: bad --stride %s\n", optarg);
+				return 2;
+			}
+			break;
+		case 't':
+			nthreads = (int)strtol(optarg, &end, 10);
+			if (*end || nthreads < 1 || nthreads > 64) {
+				fprintf(stderr, "faultbench: bad --threads %s (1..64)\n", optarg);
+				return 2;
+			}
+			break;
 		case 'n':
 			passes = strtol(optarg, &end, 10);
 			if (*end || passes < 1) {
@@ -122,6 +204,14 @@ int main(int argc, char **argv)
 	/* keep the reservation: each pass maps the file over its aligned part */
 	res = (char *)(((uintptr_t)res + align - 1) & ~(uintptr_t)(align - 1));
 
+	npages = pages;
+	pthread_barrier_init(&bar, NULL, nthreads);
+	pin(0);
+	for (i = 1; i < (size_t)nthreads; i++)
+		if (pthread_create(&th[i], NULL, reader, (void *)(intptr_t)i)) {
+			perror("pthread_create");
+			return 1;
+		}
 	f0 = faults();
 	t0 = now();
 	do {
@@ -132,15 +222,15 @@ int main(int argc, char **argv)
 			perror("mmap file");
 			return 1;
 		}
-		if (markers) {
-			usleep(SETTLE_US);
-			MARKER(0);
-		}
-		for (i = 0; i < pages; i++)
-			sum += p[i * psz];
 		if (markers)
-			MARKER(1);
-		done += pages;
+			usleep(SETTLE_US);
+		cur = p;
+		if (nthreads > 1)
+			pthread_barrier_wait(&bar);
+		read_part(0);
+		if (nthreads > 1)
+			pthread_barrier_wait(&bar);
+		done += (pages + stride - 1) / stride;
 		/* back to PROT_NONE, keeping the address range ours */
 		if (mmap(res, st.st_size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS |
 			 MAP_FIXED | MAP_NORESERVE, -1, 0) == MAP_FAILED) {
@@ -152,6 +242,14 @@ int main(int argc, char **argv)
 	f0 = faults() - f0;
 	if (markers)
 		MARKER(2);
+	if (nthreads > 1) {
+		quit = 1;
+		pthread_barrier_wait(&bar);
+		for (i = 1; i < (size_t)nthreads; i++)
+			pthread_barrier_wait(&bar);
+		for (i = 1; i < (size_t)nthreads; i++)
+			pthread_join(th[i], NULL);
+	}
 	printf("faults %ld pages %zu seconds %.3f faults_per_s %.0f pages_per_s %.0f\n",
 	       f0, done, t, f0 / t, done / t);
 	return 0;

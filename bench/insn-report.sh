@@ -24,15 +24,20 @@ INSN_MOD=$(git -C "$TOP" describe --always --dirty=", modified" 2>/dev/null || e
 
 insn_join() {
 	echo "seq,round,order,config,faults,pages,user,kernel,host_ns"
-	awk 'FNR == NR { if ($1 == "emit") { u[$2] = $6; k[$2] = $8; ns[$2] = $10 }; next }
+	# a run of T threads (MMT_BENCH_THREADS) has T counts, SEQ-T+1..SEQ
+	awk -v T="${THREADS:-1}" 'FNR == NR { if ($1 == "emit") { u[$2] = $6; k[$2] = $8; ns[$2] = $10 }; next }
 	$1 == "run" {
 		split($3, f, ",")
-		if (!($2 in u) || $4 != "faults") {
+		for (j = $2 - T + 1; j <= $2; j++)
+			if (!(j in u)) { missing = 1 }
+		if (missing || $4 != "faults") {
 			printf "bench-insn: run %s (%s) has no count\n", $2, $3 > "/dev/stderr"
-			bad = 1; next
+			bad = 1; missing = 0; next
 		}
+		su = sk = sn = 0
+		for (j = $2 - T + 1; j <= $2; j++) { su += u[j]; sk += k[j]; sn += ns[j] }
 		if (f[1] != "warm")
-			print $2 "," f[1] "," f[2] "," f[3] "," $5 "," $7 "," u[$2] "," k[$2] "," ns[$2]
+			print $2 "," f[1] "," f[2] "," f[3] "," $5 "," $7 "," su "," sk "," sn
 	}
 	END { exit bad }' "$1/insn.txt" "$1/raw.txt"
 }
@@ -199,7 +204,7 @@ insn_write() {
 		echo "## $(date -u +%Y-%m-%d) — instructions per fault, kernel $KVER under TCG ($(grep -m1 '^# guest' "$dir/raw.txt" | sed 's/^# guest: //'))"
 		echo
 		echo "Written by bench/insn.sh: guest instructions counted by the TCG plugin"
-		echo "bench/plugin/insncount.c in faultbench's read loops (1 vCPU, -icount shift=0),"
+		echo "bench/plugin/insncount.c in faultbench's read loops (${THREADS:-1} vCPU, ${THREADS:-1} thread, a page in ${STRIDE:-1} read, -icount shift=0),"
 		echo "$ROUNDS rounds, configurations interleaved; passes per order: $PASSES over a"
 		echo "${MB} MiB tmpfs file; faults from getrusage.  Ratios are of medians of this"
 		echo "run; spread is (max - min) / median of the runs.  The wall column is the"

@@ -34,6 +34,14 @@
 #   p1m     one rule matching faultbench
 #   p32     32 rules, none matching (30 comm=, a pid=, a cgroup=)
 #   p32m    32 rules, the last matching (30 comm=, a pid=, comm=faultbench)
+#   rec     p1m with the mmtune:fault_around event on in a tracefs
+#           instance of its own, filtered on the rule, as mmtunectl record
+#           has it (docs/replay.md), recorded into its ring buffer with no
+#           reader (record's reader, a process, parses them apart)
+#   ua      u with an auto rule matching faultbench (comm=faultbench
+#           order=auto): with MMT_BENCH_STRIDE=2 it holds the order
+#           under test (docs/policy.md: 43-50 % useful at every order)
+#   ua_base ua with the module $MMT_BENCH_BASE_KO
 #   d       no module: bpftrace counting faults, fault-around calls and
 #           pages requested with kprobes (bench/lib.sh)
 #   d_kfunc the same with kfunc (fentry) probes
@@ -53,7 +61,10 @@
 # Env: MMT_BENCH_ROUNDS (default 3), MMT_BENCH_MB file size (default 64),
 #      MMT_BENCH_PASSES passes per order (default "0:1 4:4 9:8"),
 #      MMT_BENCH_ORDERS, MMT_BENCH_CONFIGS (override the lists),
-#      MMT_BENCH_BASE_KO (the module of configs c_base and u_base, never a default),
+#      MMT_BENCH_BASE_KO (the module of configs c_base, u_base and ua_base, never a default),
+#      MMT_BENCH_STRIDE (faultbench reads one page in K, default 1),
+#      MMT_BENCH_THREADS (T threads of one faultbench on T vCPUs, each
+#      counted on its own: the run's count is their sum; default 1),
 #      MMT_BENCH_RUNS (default bench/runs), MMT_BENCH_TOP (profile
 #      lines, default 15), MMT_BENCH_KEEP=1 (keep the work dir in /tmp),
 #      MMT_KERNEL (see vng.sh), MMT_BENCH_KO (a module built for that
@@ -69,7 +80,7 @@ ROUNDS=${MMT_BENCH_ROUNDS:-3}
 MB=${MMT_BENCH_MB:-64}
 SECS=0
 PASSES=${MMT_BENCH_PASSES:-"0:1 4:4 9:8"}
-INSN_ALL="a b c_ctr c_map c u t p1 p1m p32 p32m d d_kfunc"
+INSN_ALL="a b c_ctr c_map c u t p1 p1m p32 p32m rec d d_kfunc"
 if [ "$SHORT" = 1 ]; then
 	ORDERS=${MMT_BENCH_ORDERS:-"0 4"}
 	CONFIGS=${MMT_BENCH_CONFIGS:-"a b c_ctr p1 p32"}
@@ -77,14 +88,17 @@ else
 	ORDERS=${MMT_BENCH_ORDERS:-"0 4 9"}
 	CONFIGS=${MMT_BENCH_CONFIGS:-$INSN_ALL}
 fi
+STRIDE=${MMT_BENCH_STRIDE:-1}
+THREADS=${MMT_BENCH_THREADS:-1}
 export MMT_BENCH_PASSES="$PASSES" MMT_BENCH_ORDERS="$ORDERS" MMT_BENCH_CONFIGS="$CONFIGS"
+export MMT_BENCH_STRIDE="$STRIDE" MMT_BENCH_THREADS="$THREADS"
 . "$TOP/bench/lib.sh"
 
 # ------------------------------------------------------------------ guest
 guest() {
 	local dir=$1 dbg=/sys/kernel/debug mmt=/sys/kernel/debug/mmtune
 	local cg=/sys/fs/cgroup ko=${MMT_BENCH_KO:-$TOP/module/mmtune.ko}
-	local trc=/sys/kernel/tracing tev=/sys/kernel/tracing/events/mmtune
+	local trc=/sys/kernel/tracing tev=/sys/kernel/tracing/events/mmtune fa=events/mmtune/fault_around
 	local r o c i n nr seq=0 cfgs out fab
 	export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 	mountpoint -q $dbg || mount -t debugfs none $dbg
@@ -120,6 +134,13 @@ guest() {
 		c_base) insmod "${MMT_BENCH_BASE_KO:?}" && echo 0 > $mmt/latency_enable &&
 			echo 1 > $mmt/stats_enable ;;
 		u_base) insmod "${MMT_BENCH_BASE_KO:?}" && echo 1 > $mmt/usefulness_enable ;;
+		rec) insmod "$ko" && echo "comm=faultbench order=$2" > $mmt/policy &&
+			mkdir $trc/instances/mmt-rec && echo 'rule == 0' > $trc/instances/mmt-rec/$fa/filter &&
+			echo 1 > $trc/instances/mmt-rec/$fa/enable ;;
+		ua) insmod "$ko" && echo 1 > $mmt/usefulness_enable &&
+			echo "comm=faultbench order=auto" > $mmt/policy ;;
+		ua_base) insmod "${MMT_BENCH_BASE_KO:?}" && echo 1 > $mmt/usefulness_enable &&
+			echo "comm=faultbench order=auto" > $mmt/policy ;;
 		t) insmod "$ko" && echo 0 > $mmt/latency_enable && echo 1 > $mmt/mapped_enable &&
 			echo 1 > $mmt/stats_enable && echo > $trc/trace &&
 			echo 1 > $tev/fault_around/enable && echo 1 > $tev/fault_around_mapped/enable ;;
@@ -135,6 +156,10 @@ guest() {
 		case $1 in
 		c|c_ctr|c_map|c_base) echo "# $1 stats: $(tr '\n' ' ' < $mmt/stats)" ;;
 		u|u_base) echo "# $1 usefulness: $(tr '\n' ' ' < $mmt/usefulness)" ;;
+		ua|ua_base) echo "# $1 policy: $(grep -m1 faultbench $mmt/policy)" ;;
+		rec) echo 0 > $trc/instances/mmt-rec/$fa/enable
+			echo "# rec events: $(grep -c ' fault_around' $trc/instances/mmt-rec/trace) in the buffer"
+			rmdir $trc/instances/mmt-rec ;;
 		t) echo 0 > $tev/enable; echo "# t events: $(grep -c ' fault_around' $trc/trace) in the buffer"
 			echo > $trc/trace ;;
 		p*) echo "# $1 policy: $(grep -cE '^(comm|pid|cgroup)=' $mmt/policy) rules; $(grep -m1 faultbench $mmt/policy)" ;;
@@ -150,7 +175,8 @@ guest() {
 		# let deferred work of the setup (text pokes of static keys,
 		# kworkers) run before, not during, the measured loops
 		sleep 1
-		out=$(taskset -c 0 "$dir/faultbench" --passes "$pn" --markers $BENCH_F) ||
+		out=$(taskset -c 0-$((THREADS - 1)) "$dir/faultbench" --passes "$pn" --markers \
+			--stride "$STRIDE" --threads "$THREADS" $BENCH_F) ||
 			echo "# run $1 failed"
 		echo "run $1 $2 $out"
 	}
@@ -158,7 +184,8 @@ guest() {
 	read -r -a cfgs <<< "$CONFIGS"
 	n=${#cfgs[@]}
 	echo 65536 > $dbg/fault_around_bytes
-	run $((++seq)) warm,4,warm 4
+	# a run's SEQ is its last count's: its T threads emit one each
+	run $((seq += THREADS)) warm,4,warm 4
 	for r in $(seq 1 "$ROUNDS"); do
 		for o in $ORDERS; do
 			for i in $(seq 0 $((n - 1))); do
@@ -169,10 +196,10 @@ guest() {
 						echo "# warning: $c order $o: fault_around_bytes $fab"
 					# the module's text and ftrace/kprobe trampolines, for
 					# the profile (they move between loads)
-					case $c in c|c_ctr|c_map|p1|p32|u) awk -v s=$((seq + 1)) \
+					case $c in c|c_ctr|c_map|p1|p32|u) awk -v s=$((seq + THREADS)) \
 						'$2 ~ /^[tT]$/ && NF == 4 { print "msym", s, $1, $3 }' /proc/kallsyms ;;
 					esac
-					run $((++seq)) "$r,$o,$c" "$o"
+					run $((seq += THREADS)) "$r,$o,$c" "$o"
 				else
 					echo "# round $r order $o: $c could not be set up"
 				fi
@@ -196,7 +223,7 @@ fi
 
 bench_pre_vm() {
 	"$TOP/bench/build-plugin.sh" "$dir/libinsncount.so" || return 1
-	BENCH_CPUS=1
+	BENCH_CPUS=$THREADS
 	BENCH_QEMU="-icount shift=0 -plugin $dir/libinsncount.so,out=$dir/insn.txt,profile=$dir/prof.txt"
 }
 t0=$(date +%s)
@@ -214,4 +241,6 @@ if [ "$CONFIGS" = "$INSN_ALL" ]; then
 else
 	name=insn-$(printf '%s\n' $CONFIGS | grep -vx a | paste -sd+)
 fi
+[ "$THREADS" = 1 ] || name=$name-t$THREADS
+[ "$STRIDE" = 1 ] || name=$name-s$STRIDE
 insn_write "$(bench_run "$name")"

@@ -124,7 +124,7 @@ bench_vm() {
 	# /tmp is seen by the guest (an overlay of the host's /tmp)
 	dir=$(mktemp -d "/tmp/mmt-$name.XXXXXX")
 	[ -n "${MMT_BENCH_KEEP:-}" ] && echo "# keeping $dir" >&2 || trap 'rm -rf "$dir"' EXIT
-	"$cc" -O2 ${MMT_BENCH_CELL:+-static} -o "$dir/faultbench" "$TOP/bench/faultbench.c" || exit 1
+	"$cc" -O2 ${MMT_BENCH_CELL:+-static} -o "$dir/faultbench" "$TOP/bench/faultbench.c" -lpthread || exit 1
 	if [ -n "${MMT_BENCH_KO:-}" ]; then
 		# the guest sees the host's /tmp, not the matrix cache (vng
 		# mounts its own /var/cache), and check-matrix may rebuild it

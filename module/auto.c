@@ -47,6 +47,7 @@
 #include <linux/jiffies.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
+#include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
 #include <linux/spinlock.h>
@@ -120,6 +121,17 @@ bool mmtune_auto_judge(struct mmtune_auto *a, u64 p, u64 u, u64 runs,
 
 /* ---- per process (preemption off: the hooks' callbacks) ---- */
 
+/*
+ * A slot per process, hashed by mm.  The fault path's count of pages
+ * pre-mapped goes to a per-CPU counter of the slot while the slot is the
+ * process's (read without the lock): threads of one process faulting on
+ * every CPU write no shared line and take no lock.  The slot's lock is
+ * taken where a count is handed over (at exit, at a live pass) or a slot
+ * changes hands, which first folds the CPUs' counters into p and p_all
+ * (slot_fold()).  A fault that read the slot as its process's just as
+ * another process took it over (a hash collision, at that instant) adds
+ * its pages to the new owner's: as rare as it is small.
+ */
 #define AUTO_SLOT_BITS	10
 
 struct auto_slot {
@@ -140,6 +152,8 @@ struct auto_slot {
 } ____cacheline_aligned_in_smp;
 
 static struct auto_slot slots[1 << AUTO_SLOT_BITS];
+/* pages pre-mapped per CPU and slot, not folded yet (alloc_percpu: see policy.c's cache) */
+static atomic64_t __percpu *pending;
 static atomic64_t lost;
 
 static struct auto_slot *slot_of(const struct mm_struct *mm)
@@ -147,13 +161,26 @@ static struct auto_slot *slot_of(const struct mm_struct *mm)
 	return &slots[hash_ptr((void *)mm, AUTO_SLOT_BITS)];
 }
 
+/* Under @s's lock: the CPUs' pending pages of @s into its counts. */
+static void slot_fold(struct auto_slot *s)
+{
+	unsigned int i = s - slots;
+	u64 n = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		n += atomic64_xchg(per_cpu_ptr(pending, cpu) + i, 0);
+	s->p += n;
+	s->p_all += n;
+}
+
 /* Under @s's lock: @s is @mm's (or nobody's), for the rule @id, afresh. */
 static void slot_take(struct auto_slot *s, const struct mm_struct *mm,
 		      unsigned long id)
 {
-	s->mm = mm;
-	s->id = id;
-	s->ended = false;
+	WRITE_ONCE(s->mm, mm);
+	WRITE_ONCE(s->id, id);
+	WRITE_ONCE(s->ended, false);
 	s->exiter = NULL;
 	s->stack = 0;
 	s->pgd = NULL;
@@ -177,8 +204,14 @@ void notrace mmtune_auto_mapped(const struct mm_struct *mm, unsigned long id,
 {
 	struct auto_slot *s = slot_of(mm);
 
+	if (likely(READ_ONCE(s->mm) == mm && READ_ONCE(s->id) == id &&
+		   !READ_ONCE(s->ended))) {
+		atomic64_add(n, this_cpu_ptr(pending) + (s - slots));
+		return;
+	}
 	raw_spin_lock(&s->lock);
 	if (s->mm != mm || s->id != id || s->ended) {
+		slot_fold(s);
 		if (s->mm && !s->ended && s->p)
 			atomic64_add(s->p, &lost);
 		slot_take(s, mm, id);
@@ -228,13 +261,14 @@ bool notrace mmtune_auto_unmapped(struct mm_struct *mm, unsigned long n,
 		s->u += n;
 		s->u_all += n;
 		if (!atomic_read(&mm->mm_users)) {
+			slot_fold(s);
 			*id = s->id;
 			*p = s->p;
 			*u = s->u - s->old;	/* below 0 wraps: see the top */
 			*runs = 1;
 			s->p = 0;
 			s->u = 0;
-			s->ended = true;
+			WRITE_ONCE(s->ended, true);
 			s->exiter = current;
 			s->stack = mm->start_stack;
 			s->pgd = mm->pgd;
@@ -300,6 +334,7 @@ bool mmtune_auto_live_pass(const struct mm_struct *mm, unsigned long next,
 		s->pass_next = next;
 		s->pass_old = old;
 	} else {
+		slot_fold(s);
 		old = min(old, s->p_all - min(s->u_all, s->p_all));
 		*id = s->id;
 		*p = s->p;
@@ -317,12 +352,24 @@ bool mmtune_auto_live_pass(const struct mm_struct *mm, unsigned long next,
 	return handed;
 }
 
-void mmtune_auto_init(void)
+int mmtune_auto_init(void)
 {
 	unsigned int i;
 
+	pending = (atomic64_t __percpu *)__alloc_percpu(sizeof(*pending) * ARRAY_SIZE(slots),
+							 __alignof__(*pending));
+	if (!pending)
+		return -ENOMEM;
 	for (i = 0; i < ARRAY_SIZE(slots); i++)
 		raw_spin_lock_init(&slots[i].lock);
+	return 0;
+}
+
+/* Once nothing calls in any more: the hooks removed, the walk stopped. */
+void mmtune_auto_exit(void)
+{
+	free_percpu(pending);
+	pending = NULL;
 }
 
 /*
@@ -338,6 +385,7 @@ void mmtune_auto_forget(void)
 		struct auto_slot *s = &slots[i];
 
 		raw_spin_lock(&s->lock);
+		slot_fold(s);
 		slot_take(s, NULL, 0);
 		raw_spin_unlock(&s->lock);
 	}

@@ -37,7 +37,8 @@ bool mmtune_auto_live(const struct mm_struct *mm, unsigned long *next,
 bool mmtune_auto_live_pass(const struct mm_struct *mm, unsigned long next,
 			   u64 old, bool done, unsigned long *id, u64 *p,
 			   u64 *u, u64 *runs);
-void mmtune_auto_init(void);
+int mmtune_auto_init(void);
+void mmtune_auto_exit(void);
 void mmtune_auto_forget(void);
 u64 mmtune_auto_lost(void);
 

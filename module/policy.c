@@ -1129,9 +1129,10 @@ static int policy_apply_pending_locked(void)
 
 static int policy_init(struct dentry *dir)
 {
-	int ret;
+	int ret = mmtune_auto_init();
 
-	mmtune_auto_init();
+	if (ret)
+		return ret;
 	ret = policy_init_feature(dir);
 	mutex_lock(&policy_lock);
 	if (!ret)
@@ -1141,8 +1142,10 @@ static int policy_init(struct dentry *dir)
 		stop_locked();
 	}
 	mutex_unlock(&policy_lock);
-	if (ret)
+	if (ret) {
 		cancel_delayed_work_sync(&poll_work);
+		mmtune_auto_exit();
+	}
 	return ret;
 }
 
@@ -1156,6 +1159,7 @@ static void policy_exit(void)
 	mutex_lock(&policy_lock);
 	stop_locked();
 	mutex_unlock(&policy_lock);
+	mmtune_auto_exit();
 }
 
 static void policy_info(struct seq_file *m)

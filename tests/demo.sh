@@ -6,7 +6,9 @@
 # for Debian's 6.1 kernel, boots that kernel under TCG with virtme-ng
 # (tests/vm/vng.sh), loads mmtune and runs the seed-000 sweep: seq, rand
 # and sparse at fault-around orders 0,1,3,4,5,7 with 1 and 2 threads, and
-# prints the tables in the seed's layout and the wall time. Each sweep is
+# prints the tables in the seed's layout and the wall time, each followed
+# by the table mmtunectl replay computes from one order-0 run of the same
+# workload (docs/replay.md: no sweep needed). Each sweep is
 # also drawn (mmstress --plot: faults and throughput by order, a line per
 # thread count) into tests/out/demo/{seq,rand,sparse}.svg: the guest sees the
 # host's files read-only, so it prints each SVG between marker lines and the
@@ -31,6 +33,7 @@ REPEAT=${MMT_DEMO_REPEAT:-1}
 # ---------------------------------------------------------------- in the VM
 if [ "${1:-}" = --guest ]; then
 	MMS=$MMT_MMSTRESS
+	CTL=$TOP/userspace/mmtunectl
 	DBG=/sys/kernel/debug
 	mountpoint -q $DBG || mount -t debugfs none $DBG
 	insmod "$TOP/module/mmtune.ko"
@@ -56,6 +59,16 @@ if [ "${1:-}" = --guest ]; then
 			sed 's/^/@@ /' "$dir/$w.svg"
 			echo "@@mmt-end"
 			rm -f "$dir/$w.svg"
+		fi
+		# the same workload recorded once at order 0, every order replayed
+		# from it (docs/replay.md): one run, 1 thread, the whole process
+		if "$CTL" record -o "$dir/$w.rec" -- "$MMS" "$w" --threads 1 --size "$size" --warmup 0 \
+			--file "$dir" --quiet > /dev/null 2> "$dir/rec.err"; then
+			echo "replayed from one order-0 run of $w (1 thread, the whole process's faults):"
+			"$CTL" replay --orders "$ORDERS" "$dir/$w.rec" | tail -n +4
+			rm -f "$dir/$w.rec"
+		else
+			echo "mmtunectl record failed: $(tail -n 1 "$dir/rec.err")"
 		fi
 		echo
 	done

@@ -65,7 +65,13 @@ completion_host() {
 	c=$(comp mmtunectl run --)
 	[ "$c" = "--order --stats --help --" ] && ok "completion: run options" || fail "completion: run: '$c'"
 	c=$(comp mmtunectl report --)
-	[ "$c" = "--json --help --" ] && ok "completion: report options" || fail "completion: report: '$c'"
+	[ "$c" = "--json --replay --help --" ] && ok "completion: report options" || fail "completion: report: '$c'"
+	c=$(comp mmtunectl rec)
+	[ "$c" = "record" ] && ok "completion: record" || fail "completion: rec: '$c'"
+	c=$(comp mmtunectl replay --)
+	[ "$c" = "--orders --files --json --help" ] && ok "completion: replay options" || fail "completion: replay: '$c'"
+	c=$(comp mmtunectl record --)
+	[ "$c" = "--output --buffer --help --" ] && ok "completion: record options" || fail "completion: record: '$c'"
 	c=$(comp mmtunectl report -- bas)
 	case " $c " in *" bash "*) ok "completion: report -- completes a command" ;; *) fail "completion: report -- bas: '$c'" ;; esac
 	c=$(comp mmtunectl rss --)

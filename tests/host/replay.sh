@@ -85,6 +85,14 @@ suite_replay() {
 	expect_eq "replay: two files: exit 2" "$("$CTL" replay "$r" "$r" >/dev/null 2>&1; echo $?)" 2
 	{ rec_a; rec_tail 100; } >"$r"
 	expect_eq "replay --orders 10 (a table of 512): exit 2" "$("$CTL" replay --orders 10 "$r" >/dev/null 2>&1; echo $?)" 2
+	{ rec_a; rec_tail 100; } >"$r"
+	"$CTL" report --json --replay "$r" >"$W/out" 2>/dev/null
+	expect_eq "report --replay: the replay section, orders 0-9" \
+		"$($PY -c 'import json,sys; d = json.load(open(sys.argv[1]))["replay"]; print(len(d["orders"]), d["orders"][4]["faults"])' "$W/out")" "10 72"
+	echo hello >"$W/bad"
+	expect_eq "report --replay BAD: exit 1, no report" \
+		"$("$CTL" report --replay "$W/bad" 2>/dev/null | wc -c; echo "${PIPESTATUS[0]}")" "0
+1"
 	expect_eq "record without a command: exit 2" "$("$CTL" record >/dev/null 2>&1; echo $?)" 2
 	expect_eq "record --buffer 1: exit 2" "$("$CTL" record --buffer 1 -- true >/dev/null 2>&1; echo $?)" 2
 }

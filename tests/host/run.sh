@@ -1171,6 +1171,14 @@ suite_report() {
 	t_grep "report: absolute counters: the module's faults" out '^  faults +1200$'
 	t_grep "report: absolute counters: pgfault" out '^  pgfault +[0-9]+$'
 
+	MMTUNE_DAMON_STAT=$W/none run "$CTL" report
+	expect_eq "report: DAMON_STAT absent" "$(rline DAMON_STAT)" absent
+	echo Y >"$W/damon"
+	MMTUNE_DAMON_STAT=$W/damon run "$CTL" report
+	t_grep "report: DAMON_STAT on, and what it does" out '^  DAMON_STAT: +on \(it makes pages old'
+	MMTUNE_DAMON_STAT=$W/damon run "$CTL" report --json
+	t_json "report --json: damon_stat" 'd["kernel"]["damon_stat"] == "on"'
+
 	run "$CTL" report --json
 	t_json "report --json: the same figures as the text" \
 		'd["kernel"]["thp_enabled"] == "madvise" and d["kernel"]["anon_mthp_sizes"] == ["64kB", "2048kB"] and d["kernel"]["module_info"]["max_order"] == 9 and d["kernel"]["module_info"]["ibt"] is None and d["settings"]["usefulness_enable"] == 1 and d["settings"]["rules"][1] == {"match": "comm=cc1", "order": "auto", "hits": 1200, "pages": 9600, "prefaulted": 8400, "untouched": 1050} and d["usefulness"]["useful"] == "87.3%" and d["latency"]["fault_around"] == {"samples": 100, "p50": 1000, "p90": 2000, "p99": 4000, "p99.9": 8000} and d["latency"]["no_fault_around"]["p50"] == 4000 and d["run"]["command"] is None and d["run"]["values"]["faults"] == 1200'

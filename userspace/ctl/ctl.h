@@ -79,6 +79,9 @@ int read_stats(char *buf, struct mmt_kv *kv, int max);
 void param_value(const char *knob, char *v, size_t n);
 /* /proc, or env MMTUNE_PROC standing for it (tests). */
 const char *proc_dir(void);
+/* DAMON_STAT: 1 on, 0 off, -1 absent; the note rss and order=auto print when on. */
+int damon_stat_on(void);
+void damon_stat_note(void);
 /* --orders LIST of @verb into o[] (at most max): the count, or -(exit code). */
 int parse_orders(const char *verb, const char *s, int maxo, int *o, int max);
 
@@ -182,6 +185,11 @@ struct rss_by_rule {
 
 /* 0 (by->shown 0 if left out), or an exit code after saying why. */
 int rss_by_rule(const struct mmt_policy *ps, struct rss_by_rule *by);
+
+/* replay.c: a record's replayed orders as report's section "replay"; 0 or an exit code */
+int replay_section(struct out *o, const char *file);
+/* replay.c: whether @file is a whole record (0), or an exit code after saying why */
+int replay_check(const char *file);
 
 /* run.c: COMMAND in a cgroup of its own under a cgroup= rule (tune, run) */
 struct tune_ctx {

@@ -74,11 +74,12 @@ static const struct cmd cmds[] = {
 	  "  --order N        0..max_order (default: the order of processes without a rule)\n"
 	  "  --stats          wall and CPU time, faults and the rule's counters, on stderr\n" },
 	{ "report", do_report, report_optstring, report_opts,
-	  "usage: " PROG " report [--json] [-- COMMAND [ARGS]]",
+	  "usage: " PROG " report [--json] [--replay FILE] [-- COMMAND [ARGS]]",
 	  "A plain-text report for a linux-mm thread or a bug: kernel and THP settings,\n"
 	  "mmtune's knobs and rules, counters (deltas over COMMAND if given, which is\n"
 	  "run and its exit status shown), usefulness, latency percentiles.\n"
-	  "  --json           one JSON object, a member per section\n" },
+	  "  --json           one JSON object, a member per section\n"
+	  "  --replay FILE    add a record's replayed order table (see replay)\n" },
 	{ "rss", do_rss, rss_optstring, rss_opts,
 	  "usage: " PROG " rss [--json] [--top N] [--files] [PID | --cgroup PATH | --rule N]",
 	  "How much RSS fault-around adds, now: per process, the pages of its file\n"

@@ -631,6 +631,7 @@ static void auto_note(const struct mmt_prule *r, int n)
 	if (!strcmp(v, "0"))
 		fprintf(stderr, PROG ": note: order=auto learns only while usefulness_enable is 1 (it is 0): "
 			"run '" PROG " set usefulness_enable 1'\n");
+	damon_stat_note();
 }
 
 /* set, add, load: the user's rules nr[0..n) written (add: after those there). */

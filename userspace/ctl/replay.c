@@ -384,7 +384,7 @@ static void rp_row(struct out *o, const struct rp *r, int k, const struct rp_sum
 #define RP_HEAD "%5s %12s %9s %12s %12s %12s %14s %8s\n", "order", "faults", "vs 0", \
 	"fault-around", "pre-mapped", "untouched", "untouched KiB", "useful%"
 
-static void rp_show(struct rp *r, struct out *o, const int *ord, int n, int files)
+static void rp_show(struct rp *r, struct out *o, const char *key, const int *ord, int n, int files)
 {
 	struct rp_sum all[RP_MAX_ORDERS];
 	double base = (double)(r->minflt + r->majflt);
@@ -392,7 +392,7 @@ static void rp_show(struct rp *r, struct out *o, const int *ord, int n, int file
 
 	for (i = 0; i < n; i++)
 		rp_order(r, ord[i], i, &all[i]);
-	out_obj(o, NULL);
+	out_obj(o, key);
 	out_str(o, "record", NULL, r->name, NULL);
 	out_str(o, "command", NULL, r->command ? r->command : "", NULL);
 	out_str(o, "release", NULL, r->release, NULL);
@@ -471,14 +471,60 @@ static int rp_alloc(struct rp *r)
 	return 0;
 }
 
+/* Read and check the record @name, ready to replay; 0 or an exit code. */
+static int rp_load(struct rp *r, const char *name, int *maxo)
+{
+	FILE *in;
+	int rc;
+
+	r->name = name;
+	in = strcmp(name, "-") ? fopen(name, "re") : stdin;
+	if (!in)
+		return fprintf(stderr, PROG ": replay: cannot read %s: %s\n", name, strerror(errno)),
+		       MMT_EXIT_FAIL;
+	rc = rp_read(r, in);
+	if (in != stdin)
+		fclose(in);
+	/* the orders a table of the record's pages can take: up to one table */
+	for (*maxo = 0; !rc && (1L << (*maxo + 1)) <= r->ptes && *maxo + 1 < RP_MAX_ORDERS; ++*maxo)
+		;
+	if (!rc)
+		rc = rp_alloc(r);
+	if (!rc)
+		r->refaults = rp_refaults(r);
+	return rc;
+}
+
+int replay_check(const char *name)
+{
+	struct rp r = { 0 };
+	int maxo, rc = rp_load(&r, name, &maxo);
+
+	rp_free(&r);
+	return rc;
+}
+
+int replay_section(struct out *o, const char *name)
+{
+	int ord[RP_MAX_ORDERS], maxo, i, rc;
+	struct rp r = { 0 };
+
+	rc = rp_load(&r, name, &maxo);
+	for (i = 0; !rc && i <= maxo; i++)
+		ord[i] = i;
+	if (!rc)
+		rp_show(&r, o, "replay", ord, maxo + 1, 0);
+	rp_free(&r);
+	return rc;
+}
+
 int do_replay(int argc, char **argv)
 {
+	int c, json = 0, files = 0, ord[RP_MAX_ORDERS], n = 0, rc, maxo = 0;
 	const char *orders = NULL;
-	char all[16];
-	int c, json = 0, files = 0, ord[RP_MAX_ORDERS], n, rc, maxo;
 	struct rp r = { 0 };
+	char all[16];
 	struct out o;
-	FILE *in;
 
 	while ((c = getopt_long(argc, argv, replay_optstring, replay_opts, NULL)) != -1) {
 		switch (c) {
@@ -490,27 +536,15 @@ int do_replay(int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		return usage_err("replay", "want one record FILE (mmtunectl replay [--orders LIST] FILE)");
-	r.name = argv[optind];
-	in = strcmp(r.name, "-") ? fopen(r.name, "re") : stdin;
-	if (!in)
-		return fprintf(stderr, PROG ": replay: cannot read %s: %s\n", r.name, strerror(errno)),
-		       MMT_EXIT_FAIL;
-	rc = rp_read(&r, in);
-	if (in != stdin)
-		fclose(in);
-	/* the orders a table of the record's pages can take: up to one table */
-	for (maxo = 0; !rc && (1L << (maxo + 1)) <= r.ptes && maxo + 1 < RP_MAX_ORDERS; maxo++)
-		;
+	rc = rp_load(&r, argv[optind], &maxo);
 	snprintf(all, sizeof(all), "0-%d", maxo);
-	n = rc ? 0 : parse_orders("replay", orders ? orders : all, maxo, ord, RP_MAX_ORDERS);
+	if (!rc)
+		n = parse_orders("replay", orders ? orders : all, maxo, ord, RP_MAX_ORDERS);
 	if (!rc && n < 0)
 		rc = -n;
-	if (!rc)
-		rc = rp_alloc(&r);
 	if (!rc) {
-		r.refaults = rp_refaults(&r);
 		out_init(&o, json, 0);
-		rp_show(&r, &o, ord, n, files);
+		rp_show(&r, &o, NULL, ord, n, files);
 	}
 	rp_free(&r);
 	return rc;

@@ -22,9 +22,10 @@
 
 #include "ctl.h"
 
-const char report_optstring[] = "+:jh";
+const char report_optstring[] = "+:jr:h";
 const struct option report_opts[] = {
 	{ "json", no_argument, NULL, 'j' },
+	{ "replay", required_argument, NULL, 'r' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -195,6 +196,16 @@ static void show_info(struct out *o)
 			   sizeof(info_keys) / sizeof(info_keys[0]), "    ", "not in info");
 }
 
+/* DAMON_STAT ages the pages usefulness judges (docs/policy.md) */
+static void show_damon_stat(struct out *o)
+{
+	static const char *const v[3] = { "absent", "off", "on" };
+	int on = damon_stat_on();
+
+	out_str(o, "damon_stat", "  DAMON_STAT:", v[on + 1],
+		on == 1 ? "on (it makes pages old: some touched pages count as untouched)" : v[on + 1]);
+}
+
 static void section_kernel(struct out *o)
 {
 	struct utsname un;
@@ -211,6 +222,7 @@ static void section_kernel(struct out *o)
 	show_mode(o, "thp_enabled", "  THP enabled:", "enabled");
 	show_mode(o, "thp_shmem_enabled", "  THP shmem_enabled:", "shmem_enabled");
 	show_folios(o);
+	show_damon_stat(o);
 	out_text(o, "  module info:\n");
 	show_info(o);
 	out_obj_end(o);
@@ -646,14 +658,17 @@ static void section_latency(struct out *o, char *buf)
 
 /* ---- the verb */
 
-static int report_args(int argc, char **argv, struct runres *rr, int *json)
+static int report_args(int argc, char **argv, struct runres *rr, int *json, const char **replay)
 {
 	int c;
 
 	while ((c = getopt_long(argc, argv, report_optstring, report_opts, NULL)) != -1) {
-		if (c != 'j')
+		if (c == 'j')
+			*json = 1;
+		else if (c == 'r')
+			*replay = optarg;
+		else
 			return bad_opt("report", c, argv);
-		*json = 1;
 	}
 	if (optind < argc && strcmp(argv[optind - 1], "--"))
 		return usage_err("report", "unexpected argument '%.40s' (a command goes after --)",
@@ -669,10 +684,13 @@ int do_report(int argc, char **argv)
 	struct runres rr = { 0 };
 	struct snap *s = calloc(2, sizeof(*s));
 	char *buf = malloc(BUFSZ);
+	const char *replay = NULL;
 	int json = 0, err;
 	struct out o;
 
-	err = report_args(argc, argv, &rr, &json);
+	err = report_args(argc, argv, &rr, &json, &replay);
+	if (!err && replay)	/* a bad record stops the report before it begins */
+		err = replay_check(replay);
 	if (!err && (!s || !buf))
 		err = lib_fail(MMT_EIO);
 	if (!err)
@@ -687,8 +705,12 @@ int do_report(int argc, char **argv)
 		section_run(&o, rr.cmd ? &rr : NULL, &s[0], rr.cmd ? &s[1] : NULL);
 		section_useful(&o, buf);
 		section_latency(&o, buf);
+		if (replay) {
+			out_text(&o, "\nReplayed orders (docs/replay.md)\n");
+			err = replay_section(&o, replay);
+		}
 		out_obj_end(&o);
-		if (!mmt_module_loaded())
+		if (!err && !mmt_module_loaded())
 			err = lib_fail(MMT_ENOMOD);
 	}
 	free(s);

@@ -584,6 +584,7 @@ static int rss_check(const struct rset *s, const struct rss_args *a)
 		fprintf(stderr, PROG ": warning: usefulness_enable is 0: untouched counts only the pages the kernel itself maps old (arm64), not what fault-around maps ahead on x86: run '" PROG " set usefulness_enable 1'\n");
 	if (!s->np && a->kind != SEL_ALL)
 		fprintf(stderr, PROG ": note: rss: no file pages mapped by the processes selected\n");
+	damon_stat_note();
 	return 0;
 }
 

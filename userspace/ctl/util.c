@@ -131,3 +131,26 @@ int parse_orders(const char *verb, const char *s, int maxo, int *o, int max)
 		return -usage_err(verb, "--orders: empty list");
 	return n;
 }
+
+/*
+ * DAMON_STAT (6.17 and later; Debian's 7.x starts it at boot) makes the
+ * pages it samples old in every mapping: 1 on, 0 off, -1 not there.
+ * Env MMTUNE_DAMON_STAT stands for its parameter file (tests).
+ */
+int damon_stat_on(void)
+{
+	const char *p = getenv("MMTUNE_DAMON_STAT");
+	char b[8];
+
+	if (mmt_read_path(p ? p : "/sys/module/damon_stat/parameters/enabled", b, sizeof(b)) <= 0)
+		return -1;
+	return b[0] == 'Y' || b[0] == '1';
+}
+
+void damon_stat_note(void)
+{
+	if (damon_stat_on() == 1)
+		fprintf(stderr, PROG ": note: DAMON_STAT is on: it makes the pages it samples old, so some "
+			"touched pages count as untouched, more the longer they stay mapped (docs/policy.md); "
+			"echo N > /sys/module/damon_stat/parameters/enabled turns it off\n");
+}
