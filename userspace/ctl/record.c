@@ -459,7 +459,7 @@ static void rec_reader_end(struct rec *r)
 	fprintf(r->out, "events %llu\nodd %llu\n", r->events, r->odd);
 }
 
-/* The reader process: 0, or -1 if it could not start. */
+/* The reader process: its pid (the write end of its stop pipe in *@stop), or -1. */
 static pid_t rec_reader_start(struct rec *r, int *stop)
 {
 	int fds[2];
