@@ -69,7 +69,7 @@ completion_host() {
 	c=$(comp mmtunectl rec)
 	[ "$c" = "record" ] && ok "completion: record" || fail "completion: rec: '$c'"
 	c=$(comp mmtunectl replay --)
-	[ "$c" = "--orders --files --json --help" ] && ok "completion: replay options" || fail "completion: replay: '$c'"
+	[ "$c" = "--orders --whole-folio --files --json --help" ] && ok "completion: replay options" || fail "completion: replay: '$c'"
 	c=$(comp mmtunectl record --)
 	[ "$c" = "--output --buffer --help --" ] && ok "completion: record options" || fail "completion: record: '$c'"
 	c=$(comp mmtunectl report -- bas)

@@ -34,6 +34,31 @@ rec_a() {
 	echo "vma 0 100 0 $start $end 0 0x8000071"
 	for i in $(seq 0 2 62); do echo "f 0 $i"; done
 }
+# E: A on a file of 16-page folios at 0, 16, 32, 48 (rec_e: after A's
+# file lines; SHMEM 1: on tmpfs), --whole-folio:
+#   order 0: a fault maps its folio whole: faults 0, 16, 32 map 15 each
+#            ahead, past the window; the folio at 48 ends at the file's last
+#            page: not whole but on tmpfs, so 48, 50, ..., 62 fault: 11
+#            file faults, 21 spared: faults 79, 45 ahead, 24 untouched
+#   order 1: as 0, and each of the 8 faults at 48-62 maps its pair: 53
+#            ahead, 32 untouched, 42 of them beyond the window
+#   order 4: the windows hold the folios: A's figures, none beyond
+#   SHMEM 1: the folio at 48 too: order 0: 4 faults, 60 ahead, 72
+# F: E's folios in B's VMA (8 pages before a table's end): the folio at 0
+#   spans two tables: order 0: 8 + 1 + 1 + 8 file faults, 14 spared: 86
+# G: E's faults as a kernel mapping whole folios records them (whole_folio
+#   1): 0, 16, 32, 48, 50, ..., 62, 79 faults in all; order 0: 45 ahead,
+#   all untouched (a bound); order 4: 72 faults, 60 ahead, 53 untouched
+rec_e() {	# rec_e SHMEM [FAULTS...]: E's record on A's VMA, or $VMA
+	local shmem=$1 f; shift
+	rec_head | sed 's/^mmtune-record 1$/mmtune-record 2/'
+	echo 'file 0 0:33 12 64 64 /data/f'
+	echo 'cached 0 0 64'
+	printf 'folio 0 %s 16\n' 0 16 32 48
+	echo "folios 0 4 $shmem"
+	echo "vma 0 100 0 ${VMA:-0x10000000 0x10040000} 0 0x8000071"
+	for f in "${@:-$(seq 0 2 62)}"; do echo "f 0 $f"; done
+}
 rp_field() {	# rp_field ORDER FIELD: from replay --json's output in $W/out
 	$PY -c 'import json,sys
 d = json.load(open(sys.argv[1]))
@@ -71,6 +96,7 @@ suite_replay() {
 	expect_eq "replay: a page faulted again: the VMA mapped again" "$(rp_row 4)" "108 8 120 64"
 	expect_eq "replay: refaults counted" "$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["refaults"])' "$W/out")" 1
 
+	suite_replay_folios
 	{ rec_a; rec_tail 100; } | head -n 20 >"$r"
 	expect_eq "replay: a truncated record: exit 1" "$("$CTL" replay "$r" >/dev/null 2>"$W/err"; echo $?)" 1
 	grep -q "rec:20: the record is truncated" "$W/err" && ok "replay: truncated, with the line" ||
@@ -95,4 +121,44 @@ suite_replay() {
 1"
 	expect_eq "record without a command: exit 2" "$("$CTL" record >/dev/null 2>&1; echo $?)" 2
 	expect_eq "record --buffer 1: exit 2" "$("$CTL" record --buffer 1 -- true >/dev/null 2>&1; echo $?)" 2
+}
+
+suite_replay_folios() {
+	local r=$W/rec
+	{ rec_e 0 $(seq 0 2 62); rec_tail 100; } >"$r"
+	"$CTL" replay --json --orders 0,4 "$r" >"$W/out"
+	expect_eq "replay: folios, not modelled by default (6.1)" "$(rp_row 0) $(rp_row 4)" "100 0 0 0 72 4 60 32"
+	"$CTL" replay --json --whole-folio --orders 0,1,4 "$r" >"$W/out"
+	expect_eq "replay --whole-folio: order 0 maps folios whole" "$(rp_row 0) $(rp_field 0 beyond_window)" "79 0 45 24 45"
+	expect_eq "replay --whole-folio: order 1" "$(rp_row 1) $(rp_field 1 beyond_window)" "79 11 53 32 42"
+	expect_eq "replay --whole-folio: order 4 (the windows hold the folios)" "$(rp_row 4) $(rp_field 4 beyond_window)" "72 4 60 32 0"
+	"$CTL" replay --whole-folio --orders 0 "$r" | grep -q '^ *0 .* 45$' &&
+		ok "replay --whole-folio: the beyond window column" || fail "replay --whole-folio: text: $("$CTL" replay --whole-folio --orders 0 "$r")"
+	{ rec_e 1 $(seq 0 2 62); rec_tail 100; } >"$r"
+	"$CTL" replay --json --whole-folio --orders 0 "$r" >"$W/out"
+	expect_eq "replay --whole-folio: tmpfs maps the folio at EOF whole" "$(rp_row 0)" "72 0 60 32"
+	{ VMA="0x101f8000 0x10238000" rec_e 0 $(seq 0 2 62); rec_tail 100; } >"$r"
+	"$CTL" replay --json --whole-folio --orders 0 "$r" >"$W/out"
+	expect_eq "replay --whole-folio: a folio across two page tables is not whole" "$(rp_row 0)" "86 0 30 16"
+	{ rec_e 0 0 16 32 $(seq 48 2 62) | sed 's/^kernel_order 4$/&\nwhole_folio 1/'; rec_tail 79; } >"$r"
+	"$CTL" replay --json --orders 0,4 "$r" >"$W/out"
+	expect_eq "replay: a record of a whole-folio kernel, order 0 and 4" "$(rp_row 0) $(rp_row 4)" "79 0 45 45 72 4 60 53"
+	grep -q '"exact":false' "$W/out" && grep -q '45 pages of large folios were mapped whole' "$W/out" &&
+		ok "replay: folios mapped whole by the record's faults: a bound" || fail "replay: hidden: $(cat "$W/out")"
+	{ rec_e 0 $(seq 0 2 62) | sed 's/^folios 0 4 0$/folios 0 -1 0/; /^folio /d'; rec_tail 100; } >"$r"
+	"$CTL" replay --json --whole-folio --orders 0 "$r" >"$W/out"
+	grep -q 'its folio sizes are not known' "$W/out" && expect_eq "replay: folios unknown: single pages" "$(rp_row 0)" "100 0 0 0" ||
+		fail "replay: folios unknown: $(cat "$W/out")"
+	{ rec_e 0 | sed 's/^folio 0 16 16$/folio 0 8 16/'; rec_tail 100; } >"$r"
+	expect_eq "replay: a folio not aligned: exit 1" "$("$CTL" replay "$r" >/dev/null 2>"$W/err"; echo $?)" 1
+	grep -q "rec:11: a folio out of place" "$W/err" && ok "replay: the bad folio's line" ||
+		fail "replay: bad folio: $(cat "$W/err")"
+	{ rec_e 0 | sed 's/^folios 0 4 0$/folios 0 3 0/'; rec_tail 100; } >"$r"
+	expect_eq "replay: a folios count that is not its lines': exit 1" "$("$CTL" replay "$r" >/dev/null 2>&1; echo $?)" 1
+	{ rec_head | sed 's/^mmtune-record 1$/mmtune-record 2/'; echo 'file 0 0:33 12 1024 1024 /data/f'
+	  echo 'cached 0 0 1024'; echo 'folio 0 0 512'; echo 'folios 0 1 0'
+	  echo 'vma 0 100 0 0x10000000 0x10400000 0 0x8000071'; echo 'f 0 0'; rec_tail 10; } >"$r"
+	"$CTL" replay --json --orders 0 "$r" >"$W/out"
+	grep -q '1 folios of a page table.s size' "$W/out" && ok "replay: a PMD-sized folio is a bound" ||
+		fail "replay: PMD folio: $(cat "$W/out")"
 }

@@ -26,6 +26,7 @@ cleanup() {
 	[ -n "$THP_WAS" ] && echo "$THP_WAS" > $THP
 	echo "$ASLR_WAS" > $ASLR
 	[ -w $MMT/policy ] && echo clear > $MMT/policy 2>/dev/null
+	umount "$WORK/huge" 2>/dev/null
 	umount "$WORK" 2>/dev/null
 	rm -rf "$WORK"
 	unload_module
@@ -107,6 +108,41 @@ case_ seq "$MMS" seq -q -s 8M -f "$F"
 case_ rand "$MMS" rand -q -s 8M -f "$F"
 case_ stride4 "$MMS" seq -q -s 8M --stride 4 -f "$F"
 case_ sparse "$MMS" sparse -q -s 128M -f "$F"
+
+# Large folios: a tmpfs with huge=always holds folios as large as its
+# writes from 6.14 (mmstress writes 1 MiB at a time), PMD-sized ones
+# before.  record writes their layout; kernels from 6.18 map a folio
+# whole where fault-around reaches it, and replay models that (with its
+# bound: the pages a recorded fault mapped whole, their reads unseen).
+sect "large folios: their layout in the record, replayed where the kernel maps them whole"
+mkdir "$WORK/huge"
+if mount -t tmpfs -o size=32m,huge=always mmt-replay-huge "$WORK/huge"; then
+	F=$WORK/huge/f
+	"$MMS" seq -q -s 8M -f "$F" > /dev/null
+	"$CTL" record -o "$WORK/rec" -- "$MMS" seq -q -s 8M -f "$F" > /dev/null 2>&1
+	nfo=$(sed -n 's/^folios \([0-9]*\) \([0-9-]*\) 1$/\2/p' "$WORK/rec" | sort -n | tail -n 1)
+	wf=$(sed -n 's/^whole_folio //p' "$WORK/rec")
+	echo "# large folios in the tmpfs file: ${nfo:-none}, kernel maps whole folios: $wf"
+	grep '^folio ' "$WORK/rec" | head -n 3 | sed 's/^/# /'
+	if [ "${nfo:-0}" -gt 0 ]; then
+		ok "record: the huge tmpfs file's $nfo large folios"
+	elif [ "$wf" = 1 ]; then
+		fail "record: no large folio on a huge=always tmpfs (folios line: '$(grep '^folios ' "$WORK/rec" | tr '\n' ' ')')"
+	else
+		skip "record: large folios" "this kernel made none on a huge=always tmpfs"
+	fi
+	if [ "$wf" = 1 ] && [ "${nfo:-0}" -gt 0 ]; then
+		case_ seq_folios "$MMS" seq -q -s 8M -f "$F"
+		grep -q 'pages of large folios were mapped whole' "$WORK/rp" &&
+			ok "seq_folios: the folios its own faults mapped whole are a bound" ||
+			fail "seq_folios: no bound for the folios mapped whole"
+	else
+		skip "seq_folios: replayed against runs" "the kernel maps no whole folios (before 6.18): a PMD-sized folio is a bound"
+	fi
+	umount "$WORK/huge"
+else
+	skip "large folios" "no tmpfs with huge=always here"
+fi
 
 # Real programs, where the guest has them (make check's; not the matrix's
 # busybox): sqlite3 scanning a 43 MiB table and looking up 200 random

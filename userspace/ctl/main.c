@@ -100,11 +100,13 @@ static const struct cmd cmds[] = {
 	  "  --output FILE    the record (default mmtune.record; '-': standard output)\n"
 	  "  --buffer KIB     the trace buffer a CPU (default 16384)\n" },
 	{ "replay", do_replay, replay_optstring, replay_opts,
-	  "usage: " PROG " replay [--orders LIST] [--files] [--json] FILE",
+	  "usage: " PROG " replay [--orders LIST] [--whole-folio] [--files] [--json] FILE",
 	  "What each fault-around order would have done with a record's faults: faults,\n"
 	  "fault-around calls, pages mapped ahead and those never touched (RSS added),\n"
 	  "and what makes the figures bounds rather than exact.  See mmtunectl(8).\n"
 	  "  --orders LIST    orders, e.g. 0,2,4 or 0-9 (default: 0 to one page table)\n"
+	  "  --whole-folio    map large folios whole, as kernels from 6.18 do (the\n"
+	  "                   default when the record was made on one)\n"
 	  "  --files          the same per file\n"
 	  "  --json           one JSON object\n" },
 	{ "help", do_help, NULL, NULL, "usage: " PROG " help [VERB]", "Show help for " PROG " or for VERB.\n" },

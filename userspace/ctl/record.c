@@ -25,8 +25,10 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <linux/magic.h>
 
 #include "ctl.h"
 #include "record.h"
@@ -108,7 +110,18 @@ static int put(const char *dir, const char *file, const char *val)
 	return rc;
 }
 
-/* The pages of @fd's file in the page cache: count, and runs to @out. */
+/* Whether @fd's file is on tmpfs, which may map a folio whole past EOF. */
+static int on_shmem(int fd)
+{
+	struct statfs sf;
+
+	return !fstatfs(fd, &sf) && sf.f_type == TMPFS_MAGIC;
+}
+
+/*
+ * The pages of @fd's file in the page cache: count; to @out, their runs
+ * and large folios (the "folios" line: how many, -1 unknown; tmpfs).
+ */
 static unsigned long cached_pages(int fd, unsigned long size, long psz, FILE *out, int fid)
 {
 	unsigned long n = 0, i, run = 0;
@@ -132,6 +145,9 @@ static unsigned long cached_pages(int fd, unsigned long size, long psz, FILE *ou
 				fprintf(out, "cached %d %lu %lu\n", fid, i - run, run);
 			run = 0;
 		}
+		if (out)
+			fprintf(out, "folios %d %ld %d\n", fid, folio_layout(m, size, psz, vec, out, fid),
+				on_shmem(fd));
 	}
 	free(vec);
 	munmap(m, size * psz);
@@ -430,14 +446,28 @@ static long ptes_per_table(long psz)
 	return psz / 8;
 }
 
+/*
+ * Whether the running kernel maps the whole of a large folio that
+ * fault-around reaches (filemap_map_folio_range, from 6.18): then a
+ * fault at order 0 maps its page's folio, and the record cannot tell
+ * which of the folio's other pages the command read.
+ */
+static int whole_folio_kernel(const char *release)
+{
+	int a = 0, b = 0;
+
+	return sscanf(release, "%d.%d", &a, &b) == 2 && (a > 6 || (a == 6 && b >= 18));
+}
+
 static void rec_header(struct rec *r, char **cmd, int korder)
 {
 	struct utsname u;
 	int i;
 
 	uname(&u);
-	fprintf(r->out, "%s\nrelease %s\nmachine %s\npage_size %ld\nptes %ld\nkernel_order %d\ncommand",
-		RECORD_MAGIC, u.release, u.machine, r->psz, ptes_per_table(r->psz), korder);
+	fprintf(r->out, "%s\nrelease %s\nmachine %s\npage_size %ld\nptes %ld\nkernel_order %d\n"
+		"whole_folio %d\ncommand", RECORD_MAGIC, u.release, u.machine, r->psz,
+		ptes_per_table(r->psz), korder, whole_folio_kernel(u.release));
 	for (i = 0; cmd[i]; i++)
 		fprintf(r->out, " %s", cmd[i]);
 	fputc('\n', r->out);

@@ -11,6 +11,9 @@
  * clipped to the VMA and to the page table, of which only the pages the
  * page cache holds (and below EOF) are mapped.  Pages mapped ahead and
  * never read are the untouched ones, the RSS the order would have added.
+ * Kernels from 6.18 map the whole of a large folio the window reaches,
+ * when it lies in the VMA and in one page table (and below EOF, but on
+ * tmpfs): with the record's folio layout, that is modelled too.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -22,9 +25,10 @@
 #include "ctl.h"
 #include "record.h"
 
-const char replay_optstring[] = ":o:jfh";
+const char replay_optstring[] = ":o:jfwh";
 const struct option replay_opts[] = {
 	{ "orders", required_argument, NULL, 'o' },
+	{ "whole-folio", no_argument, NULL, 'w' },
 	{ "json", no_argument, NULL, 'j' },
 	{ "files", no_argument, NULL, 'f' },
 	{ "help", no_argument, NULL, 'h' },
@@ -36,6 +40,12 @@ const struct option replay_opts[] = {
 /* What an order did: in all, or to one file. */
 struct rp_sum {
 	unsigned long long faults, calls, premapped, untouched;
+	unsigned long long beyond;	/* of premapped: whole folios past the window */
+};
+
+/* A large folio of a file: its first page and its pages. */
+struct rp_folio {
+	unsigned long start, nr;
 };
 
 struct rp_file {
@@ -44,7 +54,9 @@ struct rp_file {
 	unsigned long end;		/* cached at the run's end */
 	int have_size, have_end;	/* 0: the file was not found */
 	unsigned char *cached;		/* bitmap at its first fault; NULL: unknown */
-	struct rp_sum s[RP_MAX_ORDERS];
+	struct rp_folio *fo;		/* its large folios then, by start */
+	int nfo, layout, shmem;		/* layout: folios line read, -1 unknown */
+	struct rp_sum s[RP_MAX_ORDERS + 1];	/* the last: rp_load's order 0 */
 };
 
 struct rp_vma {
@@ -72,7 +84,8 @@ struct rp {
 	struct rp_fault *flt;
 	size_t nflt, cap;
 	unsigned long long minflt, majflt, events, lost, odd, refaults;
-	int ended;
+	unsigned long long hidden;	/* pages the record's own faults mapped whole */
+	int ended, version, rec_whole, whole;	/* whole folios: the record's kernel, modelled */
 };
 
 static int rp_bad(const struct rp *r, unsigned long line, const char *what)
@@ -161,6 +174,42 @@ static int rp_cached_line(struct rp *r, const char *l, unsigned long ln)
 	return 0;
 }
 
+/* "folio ID START NR": a large folio, after the file's last one. */
+static int rp_folio_line(struct rp *r, const char *l, unsigned long ln)
+{
+	unsigned long start, nr;
+	struct rp_folio *n;
+	struct rp_file *f;
+	int id;
+
+	if (sscanf(l, "folio %d %lu %lu", &id, &start, &nr) != 3 || id < 0 || id >= r->nf)
+		return rp_bad(r, ln, "a bad folio line");
+	f = &r->f[id];
+	if (nr < 2 || (nr & (nr - 1)) || start % nr || start + nr > f->size || f->layout ||
+	    (f->nfo && start < f->fo[f->nfo - 1].start + f->fo[f->nfo - 1].nr))
+		return rp_bad(r, ln, "a folio out of place (size, alignment, order, or after its folios line)");
+	n = realloc(f->fo, (f->nfo + 1) * sizeof(*n));
+	if (!n)
+		return lib_fail(MMT_EIO);
+	f->fo = n;
+	f->fo[f->nfo++] = (struct rp_folio){ start, nr };
+	return 0;
+}
+
+/* "folios ID N SHMEM": the file's N large folios are written (-1: unknown). */
+static int rp_folios_line(struct rp *r, const char *l, unsigned long ln)
+{
+	int id, shmem;
+	long n;
+
+	if (sscanf(l, "folios %d %ld %d", &id, &n, &shmem) != 3 || id < 0 || id >= r->nf ||
+	    r->f[id].layout || (n >= 0 && n != r->f[id].nfo) || n < -1 || (shmem != 0 && shmem != 1))
+		return rp_bad(r, ln, "a bad folios line (a count that is not its folio lines')");
+	r->f[id].layout = n < 0 ? -1 : 1;
+	r->f[id].shmem = shmem;
+	return 0;
+}
+
 /* One line of the record; 0 or an exit code after saying why. */
 static int rp_line(struct rp *r, char *l, unsigned long ln)
 {
@@ -177,6 +226,10 @@ static int rp_line(struct rp *r, char *l, unsigned long ln)
 		return rp_file_line(r, l, ln);
 	if (!strncmp(l, "cached ", 7))
 		return rp_cached_line(r, l, ln);
+	if (!strncmp(l, "folio ", 6))
+		return rp_folio_line(r, l, ln);
+	if (!strncmp(l, "folios ", 7))
+		return rp_folios_line(r, l, ln);
 	if (sscanf(l, "end_cached %d %lu", &id, &a) == 2) {
 		if (id < 0 || id >= r->nf)
 			return rp_bad(r, ln, "a bad end_cached line");
@@ -193,7 +246,8 @@ static int rp_line(struct rp *r, char *l, unsigned long ln)
 		return r->ended = 1, 0;
 	if (sscanf(l, "release %127s", r->release) == 1 || sscanf(l, "machine %63s", r->machine) == 1 ||
 	    sscanf(l, "page_size %ld", &r->psz) == 1 || sscanf(l, "ptes %ld", &r->ptes) == 1 ||
-	    sscanf(l, "kernel_order %ld", &r->korder) == 1)
+	    sscanf(l, "kernel_order %ld", &r->korder) == 1 ||
+	    sscanf(l, "whole_folio %d", &r->rec_whole) == 1)
 		return 0;
 	if (!strncmp(l, "command", 7) && !r->command)
 		return (r->command = strdup(l[7] ? l + 8 : "")) ? 0 : lib_fail(MMT_EIO);
@@ -209,7 +263,11 @@ static int rp_read(struct rp *r, FILE *in)
 	int rc = 0;
 
 	n = getline(&l, &cap, in);
-	if (n <= 0 || strncmp(l, RECORD_MAGIC "\n", n))
+	if (n > 0 && !strncmp(l, RECORD_MAGIC "\n", n))
+		r->version = 2;
+	else if (n > 0 && !strncmp(l, RECORD_MAGIC_1 "\n", n))
+		r->version = 1;	/* no folio layout */
+	else
 		rc = rp_bad(r, 1, "not an mmtunectl record (" RECORD_MAGIC ")");
 	for (ln = 2; !rc && (n = getline(&l, &cap, in)) > 0; ln++) {
 		if (l[n - 1] == '\n')
@@ -256,6 +314,77 @@ static void rp_window(const struct rp *r, const struct rp_vma *v, unsigned long 
 	*hi = idx + (to - 1 - pte_off);
 }
 
+/* The large folio holding page @pg of @f, or NULL. */
+static const struct rp_folio *rp_folio_of(const struct rp_file *f, unsigned long pg)
+{
+	int lo = 0, hi = f->nfo - 1;
+
+	while (lo <= hi) {
+		int m = (lo + hi) / 2;
+
+		if (pg < f->fo[m].start)
+			hi = m - 1;
+		else if (pg >= f->fo[m].start + f->fo[m].nr)
+			lo = m + 1;
+		else
+			return &f->fo[m];
+	}
+	return NULL;
+}
+
+/*
+ * Whether fault-around maps @fo whole in @v (filemap_map_folio_range
+ * from 6.18): it lies in the VMA and in one page table, and ends before
+ * the file's last page (filemap_map_pages: file_end >= the folio's next
+ * index), but on tmpfs.  Its first page in the VMA into *@at.
+ */
+static int rp_maps_whole(const struct rp *r, const struct rp_vma *v, const struct rp_file *f,
+			 const struct rp_folio *fo, unsigned long *at)
+{
+	unsigned long a;
+
+	if (fo->start < v->pgoff || fo->start - v->pgoff + fo->nr > v->pages)
+		return 0;
+	*at = fo->start - v->pgoff;
+	a = v->start / r->psz + *at;
+	return a / r->ptes == (a + fo->nr - 1) / r->ptes &&
+	       (f->shmem || fo->start + fo->nr < f->size);
+}
+
+/* Map page @p of @v ahead of the fault (window [@lo, @hi]), if it is not. */
+static void rp_ahead(struct rp_vma *v, unsigned long p, unsigned long lo, unsigned long hi,
+		     struct rp_sum *s)
+{
+	if (v->st[p] & RP_MAPPED)
+		return;
+	v->st[p] |= RP_MAPPED | RP_AHEAD;
+	s->premapped++;
+	s->untouched++;
+	if (p < lo || p > hi)
+		s->beyond++;
+}
+
+/* The pages the window [@lo, @hi] of @v maps, into @s. */
+static void rp_map_window(const struct rp *r, struct rp_vma *v, const struct rp_file *f,
+			  unsigned long lo, unsigned long hi, struct rp_sum *s)
+{
+	const struct rp_folio *fo;
+	unsigned long p, q, at;
+
+	for (p = lo; p <= hi; p++) {
+		if (!rp_cached(f, v->pgoff + p))
+			continue;
+		fo = r->whole ? rp_folio_of(f, v->pgoff + p) : NULL;
+		if (fo && rp_maps_whole(r, v, f, fo, &at)) {
+			for (q = at; q < at + fo->nr; q++)
+				rp_ahead(v, q, lo, hi, s);
+			p = at + fo->nr - 1;
+			continue;
+		}
+		rp_ahead(v, p, lo, hi, s);
+	}
+}
+
 /* One order's replay, into slot @o of the sums. */
 static void rp_order(struct rp *r, int k, int o, struct rp_sum *all)
 {
@@ -265,11 +394,13 @@ static void rp_order(struct rp *r, int k, int o, struct rp_sum *all)
 
 	for (j = 0; j < r->nv; j++)
 		memset(r->v[j].st, 0, r->v[j].pages);
+	for (j = 0; j < r->nf; j++)
+		memset(&r->f[j].s[o], 0, sizeof(r->f[j].s[o]));
 	memset(all, 0, sizeof(*all));
 	for (i = 0; i < r->nflt; i++) {
 		struct rp_vma *v = &r->v[r->flt[i].vid];
 		struct rp_file *f = &r->f[v->fid];
-		unsigned long idx = r->flt[i].idx, lo, hi, p;
+		unsigned long idx = r->flt[i].idx, lo, hi;
 		unsigned char *st = v->st;
 
 		if (st[idx] & RP_SEEN)	/* a second fault: taken as a new mapping */
@@ -285,21 +416,16 @@ static void rp_order(struct rp *r, int k, int o, struct rp_sum *all)
 		}
 		st[idx] |= RP_MAPPED;
 		f->s[o].faults++;
-		if (!k)
-			continue;
-		f->s[o].calls++;
+		if (k)
+			f->s[o].calls++;
 		rp_window(r, v, idx, k, &lo, &hi);
-		for (p = lo; p <= hi; p++)
-			if (!(st[p] & RP_MAPPED) && rp_cached(f, v->pgoff + p)) {
-				st[p] |= RP_MAPPED | RP_AHEAD;
-				f->s[o].premapped++;
-				f->s[o].untouched++;
-			}
+		rp_map_window(r, v, f, lo, hi, &f->s[o]);
 	}
 	for (j = 0; j < r->nf; j++) {
 		all->calls += r->f[j].s[o].calls;
 		all->premapped += r->f[j].s[o].premapped;
 		all->untouched += r->f[j].s[o].untouched;
+		all->beyond += r->f[j].s[o].beyond;
 	}
 	all->faults = r->minflt + r->majflt - hits;
 }
@@ -322,6 +448,17 @@ static unsigned long long rp_refaults(struct rp *r)
 		}
 		v->st[r->flt[i].idx] = 1;
 	}
+	return n;
+}
+
+/* @f's folios of a page table's size (PMD-mappable). */
+static unsigned long rp_pmd_folios(const struct rp *r, const struct rp_file *f)
+{
+	unsigned long n = 0;
+	int i;
+
+	for (i = 0; i < f->nfo; i++)
+		n += f->fo[i].nr == (unsigned long)r->ptes;
 	return n;
 }
 
@@ -349,7 +486,18 @@ static int rp_bounds(const struct rp *r, struct out *o)
 		else if (f->have_end && f->first != f->end)
 			RP_BOUND("%s: %lu pages cached at its first fault, %lu at the end: its windows' "
 				 "cached pages are taken as at its first fault", f->path, f->first, f->end);
+		if (f->have_size && r->whole && f->layout <= 0)
+			RP_BOUND("%s: its folio sizes are not known (%s): its folios are taken as single pages",
+				 f->path, f->layout < 0 ? "frames unreadable: record needs CAP_SYS_ADMIN" :
+				 "a record of version 1");
+		if (!r->whole && rp_pmd_folios(r, f))
+			RP_BOUND("%s: %lu folios of a page table's size: a fault may map one with a single "
+				 "PMD entry, which is not modelled", f->path, rp_pmd_folios(r, f));
 	}
+	if (r->hidden)
+		RP_BOUND("%llu pages of large folios were mapped whole by the recorded run's own faults "
+			 "(its kernel maps whole folios): which of them it read is not known; they count "
+			 "as untouched, an upper bound at every order", r->hidden);
 #undef RP_BOUND
 	out_arr_end(o);
 	return n;
@@ -365,8 +513,11 @@ static void rp_row(struct out *o, const struct rp *r, int k, const struct rp_sum
 		snprintf(u, sizeof(u), "%.1f", useful);
 	if (base)
 		snprintf(v, sizeof(v), "%.3f", s->faults / base);
-	out_text(o, "%5d %12llu %9s %12llu %12llu %12llu %14llu %8s\n", k, s->faults, v, s->calls,
+	out_text(o, "%5d %12llu %9s %12llu %12llu %12llu %14llu %8s", k, s->faults, v, s->calls,
 		 s->premapped, s->untouched, s->untouched * r->psz / 1024, u);
+	if (r->whole)
+		out_text(o, " %13llu", s->beyond);
+	out_text(o, "\n");
 	out_obj(o, NULL);
 	out_int(o, "order", NULL, k, 1);
 	out_uint(o, "faults", NULL, s->faults, 1);
@@ -378,11 +529,21 @@ static void rp_row(struct out *o, const struct rp *r, int k, const struct rp_sum
 	out_uint(o, "untouched_bytes", NULL, s->untouched * r->psz, 1);
 	if (s->premapped)
 		out_float(o, "useful_pct", "%.1f", useful);
+	if (r->whole)
+		out_uint(o, "beyond_window", NULL, s->beyond, 1);
 	out_obj_end(o);
 }
 
-#define RP_HEAD "%5s %12s %9s %12s %12s %12s %14s %8s\n", "order", "faults", "vs 0", \
+#define RP_HEAD "%5s %12s %9s %12s %12s %12s %14s %8s", "order", "faults", "vs 0", \
 	"fault-around", "pre-mapped", "untouched", "untouched KiB", "useful%"
+
+static void rp_head(struct out *o, const struct rp *r)
+{
+	out_text(o, RP_HEAD);
+	if (r->whole)
+		out_text(o, " %13s", "beyond window");
+	out_text(o, "\n");
+}
 
 static void rp_show(struct rp *r, struct out *o, const char *key, const int *ord, int n, int files)
 {
@@ -405,12 +566,18 @@ static void rp_show(struct rp *r, struct out *o, const char *key, const int *ord
 	out_uint(o, "file_read_faults", NULL, r->nflt, 1);
 	out_uint(o, "lost", NULL, r->lost + r->odd, 1);
 	out_uint(o, "refaults", NULL, r->refaults, 1);
+	out_bool(o, "whole_folio", r->whole);
 	out_text(o, "replay of %s: %s\n", r->name, r->command ? r->command : "");
 	out_text(o, "kernel %s %s, %ld-byte pages, %ld a page table, recorded at order 0\n",
 		 r->release, r->machine, r->psz, r->ptes);
-	out_text(o, "recorded: %llu faults (%llu major), %zu of them file read faults\n\n",
+	out_text(o, "recorded: %llu faults (%llu major), %zu of them file read faults\n",
 		 r->minflt + r->majflt, r->majflt, r->nflt);
-	out_text(o, RP_HEAD);
+	if (r->whole)
+		out_text(o, "large folios mapped whole, as kernels from 6.18 do (%s); pre-mapped counts "
+			 "them, beyond window is their part outside the window\n",
+			 r->rec_whole ? "the record's kernel" : "--whole-folio");
+	out_text(o, "\n");
+	rp_head(o, r);
 	out_arr(o, "orders");
 	for (i = 0; i < n; i++)
 		rp_row(o, r, ord[i], &all[i], base);
@@ -424,7 +591,7 @@ static void rp_show(struct rp *r, struct out *o, const char *key, const int *ord
 		out_str(o, "path", NULL, f->path, NULL);
 		out_uint(o, "pages", NULL, f->size, f->have_size);
 		out_uint(o, "cached_at_first_fault", NULL, f->first, f->have_size);
-		out_text(o, RP_HEAD);
+		rp_head(o, r);
 		out_arr(o, "orders");
 		for (i = 0; i < n; i++)
 			rp_row(o, r, ord[i], &f->s[i], 0);
@@ -452,6 +619,7 @@ static void rp_free(struct rp *r)
 	for (i = 0; i < r->nf; i++) {
 		free(r->f[i].path);
 		free(r->f[i].cached);
+		free(r->f[i].fo);
 	}
 	for (i = 0; i < r->nv; i++)
 		free(r->v[i].st);
@@ -492,6 +660,13 @@ static int rp_load(struct rp *r, const char *name, int *maxo)
 		rc = rp_alloc(r);
 	if (!rc)
 		r->refaults = rp_refaults(r);
+	if (!rc && r->rec_whole) {
+		struct rp_sum s;
+
+		r->whole = 1;	/* as the faults recorded were */
+		rp_order(r, 0, RP_MAX_ORDERS, &s);
+		r->hidden = s.premapped;
+	}
 	return rc;
 }
 
@@ -531,11 +706,12 @@ int do_replay(int argc, char **argv)
 		case 'o': orders = optarg; break;
 		case 'j': json = 1; break;
 		case 'f': files = 1; break;
+		case 'w': r.whole = 1; break;
 		default: return bad_opt("replay", c, argv);
 		}
 	}
 	if (optind != argc - 1)
-		return usage_err("replay", "want one record FILE (mmtunectl replay [--orders LIST] FILE)");
+		return usage_err("replay", "want one record FILE (mmtunectl replay [--orders LIST] [--whole-folio] FILE)");
 	rc = rp_load(&r, argv[optind], &maxo);
 	snprintf(all, sizeof(all), "0-%d", maxo);
 	if (!rc)
