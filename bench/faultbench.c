@@ -2,7 +2,7 @@
 /*
  * faultbench: read-fault throughput, the workload of `make bench`.
  *
- *   faultbench [--passes N] [--markers] [--stride K] [--threads T] FILE [SECONDS]
+ *   faultbench [--passes N] [--markers] [--stride K] [--threads T [--procs]] FILE [SECONDS]
  *
  * Maps FILE (best a cached tmpfs file) read-only, aligned to one page
  * table's span so fault-around windows are whole, reads one byte per
@@ -26,7 +26,10 @@
  * still at K = 2).  --threads T: T threads of the process, thread t
  * pinned to CPU t, read the t-th of T equal parts of each pass's mapping
  * at once, each between its own markers (the plugin counts per vCPU;
- * each thread emits in turn at the end: T counts per run).
+ * each thread emits in turn at the end: T counts per run).  --procs:
+ * the T readers are processes instead (forked after the file is opened,
+ * each mapping it itself: the faults of T mms on one file), with
+ * --passes only; the faults printed are their sum.
  */
 #define _GNU_SOURCE
 #include <getopt.h>
@@ -41,6 +44,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "markers.h"
 
@@ -49,7 +53,9 @@
 static int markers;
 static long stride = 1;
 static int nthreads = 1;
-static pthread_barrier_t bar;
+static int procs;			/* --procs: the readers are processes */
+static pthread_barrier_t *bar;		/* shared by the processes with --procs */
+static long *pfaults;			/* --procs: each reader's faults */
 static char *volatile cur;	/* this pass's mapping */
 static size_t npages;
 static long psz;
@@ -81,6 +87,16 @@ static void pin(int t)
 	sched_setaffinity(0, sizeof(set), &set);
 }
 
+/* Reader t's count, after reader t - 1's (the main one's first). */
+static void emit_in_turn(int t)
+{
+	for (int k = 1; k < nthreads; k++) {
+		pthread_barrier_wait(bar);
+		if (k == t && markers)
+			MARKER(2);
+	}
+}
+
 /* Threads 1..T-1: a part of each pass, between the main thread's barriers. */
 static void *reader(void *arg)
 {
@@ -88,24 +104,19 @@ static void *reader(void *arg)
 
 	pin(t);
 	for (;;) {
-		pthread_barrier_wait(&bar);
+		pthread_barrier_wait(bar);
 		if (quit)
 			break;
 		read_part(t);
-		pthread_barrier_wait(&bar);
+		pthread_barrier_wait(bar);
 	}
-	/* emit in turn: thread t after t - 1 */
-	for (int k = 1; k < nthreads; k++) {
-		pthread_barrier_wait(&bar);
-		if (k == t && markers)
-			MARKER(2);
-	}
+	emit_in_turn(t);
 	return NULL;
 }
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: faultbench [--passes N] [--markers] [--stride K] [--threads T] FILE [SECONDS]\n");
+	fprintf(f, "usage: faultbench [--passes N] [--markers] [--stride K] [--threads T [--procs]] FILE [SECONDS]\n");
 }
 
 static double now(void)
@@ -132,6 +143,7 @@ int main(int argc, char **argv)
 		{ "markers", no_argument, NULL, 'm' },
 		{ "stride", required_argument, NULL, 's' },
 		{ "threads", required_argument, NULL, 't' },
+		{ "procs", no_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -141,12 +153,16 @@ int main(int argc, char **argv)
 	long f0, passes = 0, pass = 0;
 	struct stat st;
 	char *res, *end;
-	int fd, c;
+	pthread_barrierattr_t ba;
+	int fd, c, me = 0;
 
 	psz = sysconf(_SC_PAGESIZE);
 	align = (size_t)psz * (psz / 8);
-	while ((c = getopt_long(argc, argv, "n:ms:t:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "n:ms:t:ph", opts, NULL)) != -1) {
 		switch (c) {
+		case 'p':
+			procs = 1;
+			break;
 		case 's':
 			stride = strtol(optarg, &end, 10);
 			if (*end || stride < 1) {
@@ -189,6 +205,10 @@ int main(int argc, char **argv)
 	}
 	if (!passes)
 		secs = atof(argv[optind + 1]);
+	if (procs && !passes) {
+		fprintf(stderr, "faultbench: --procs needs --passes (the readers must agree)\n");
+		return 2;
+	}
 	fd = open(argv[optind], O_RDONLY);
 	if (fd < 0 || fstat(fd, &st)) {
 		perror(argv[optind]);
@@ -205,9 +225,29 @@ int main(int argc, char **argv)
 	res = (char *)(((uintptr_t)res + align - 1) & ~(uintptr_t)(align - 1));
 
 	npages = pages;
-	pthread_barrier_init(&bar, NULL, nthreads);
-	pin(0);
-	for (i = 1; i < (size_t)nthreads; i++)
+	bar = mmap(NULL, sizeof(*bar) + 64 * sizeof(long), PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (bar == MAP_FAILED) {
+		perror("mmap barrier");
+		return 1;
+	}
+	pfaults = (long *)(bar + 1);
+	pthread_barrierattr_init(&ba);
+	if (procs)
+		pthread_barrierattr_setpshared(&ba, PTHREAD_PROCESS_SHARED);
+	pthread_barrier_init(bar, &ba, nthreads);
+	for (i = 1; procs && i < (size_t)nthreads && !me; i++) {
+		pid_t pid = fork();
+
+		if (pid < 0) {
+			perror("fork");
+			return 1;
+		}
+		if (!pid)
+			me = (int)i;
+	}
+	pin(me);
+	for (i = 1; !procs && i < (size_t)nthreads; i++)
 		if (pthread_create(&th[i], NULL, reader, (void *)(intptr_t)i)) {
 			perror("pthread_create");
 			return 1;
@@ -226,10 +266,10 @@ int main(int argc, char **argv)
 			usleep(SETTLE_US);
 		cur = p;
 		if (nthreads > 1)
-			pthread_barrier_wait(&bar);
-		read_part(0);
+			pthread_barrier_wait(bar);
+		read_part(me);
 		if (nthreads > 1)
-			pthread_barrier_wait(&bar);
+			pthread_barrier_wait(bar);
 		done += (pages + stride - 1) / stride;
 		/* back to PROT_NONE, keeping the address range ours */
 		if (mmap(res, st.st_size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS |
@@ -240,16 +280,32 @@ int main(int argc, char **argv)
 		t = now() - t0;
 	} while (passes ? ++pass < passes : t < secs);
 	f0 = faults() - f0;
+	if (me) {	/* a reader process: its faults, its count in turn */
+		pfaults[me] = f0;
+		emit_in_turn(me);
+		_exit(0);
+	}
 	if (markers)
 		MARKER(2);
-	if (nthreads > 1) {
+	if (nthreads > 1 && !procs) {
 		quit = 1;
-		pthread_barrier_wait(&bar);
-		for (i = 1; i < (size_t)nthreads; i++)
-			pthread_barrier_wait(&bar);
-		for (i = 1; i < (size_t)nthreads; i++)
-			pthread_join(th[i], NULL);
+		pthread_barrier_wait(bar);
 	}
+	emit_in_turn(0);
+	for (i = 1; i < (size_t)nthreads; i++) {
+		if (procs) {
+			int st;
+
+			if (wait(&st) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
+				fprintf(stderr, "faultbench: a reader process failed\n");
+				return 1;
+			}
+		} else {
+			pthread_join(th[i], NULL);
+		}
+	}
+	for (i = 1; procs && i < (size_t)nthreads; i++)
+		f0 += pfaults[i];
 	printf("faults %ld pages %zu seconds %.3f faults_per_s %.0f pages_per_s %.0f\n",
 	       f0, done, t, f0 / t, done / t);
 	return 0;

@@ -65,6 +65,8 @@
 #      MMT_BENCH_STRIDE (faultbench reads one page in K, default 1),
 #      MMT_BENCH_THREADS (T threads of one faultbench on T vCPUs, each
 #      counted on its own: the run's count is their sum; default 1),
+#      MMT_BENCH_PROCS=1 (the T readers are processes, each mapping the
+#      file itself: T mms faulting one file; named -pT instead of -tT),
 #      MMT_BENCH_RUNS (default bench/runs), MMT_BENCH_TOP (profile
 #      lines, default 15), MMT_BENCH_KEEP=1 (keep the work dir in /tmp),
 #      MMT_KERNEL (see vng.sh), MMT_BENCH_KO (a module built for that
@@ -90,8 +92,9 @@ else
 fi
 STRIDE=${MMT_BENCH_STRIDE:-1}
 THREADS=${MMT_BENCH_THREADS:-1}
+PROCS=${MMT_BENCH_PROCS:-0}
 export MMT_BENCH_PASSES="$PASSES" MMT_BENCH_ORDERS="$ORDERS" MMT_BENCH_CONFIGS="$CONFIGS"
-export MMT_BENCH_STRIDE="$STRIDE" MMT_BENCH_THREADS="$THREADS"
+export MMT_BENCH_STRIDE="$STRIDE" MMT_BENCH_THREADS="$THREADS" MMT_BENCH_PROCS="$PROCS"
 . "$TOP/bench/lib.sh"
 
 # ------------------------------------------------------------------ guest
@@ -168,6 +171,8 @@ guest() {
 		rmmod mmtune 2>/dev/null
 		true
 	}
+	local procs_arg=
+	[ "${MMT_BENCH_PROCS:-0}" = 1 ] && [ "$THREADS" -gt 1 ] && procs_arg=--procs
 	# run SEQ LABEL ORDER: faultbench with markers; the plugin emits SEQ
 	run() {
 		local pn=1 kv
@@ -176,7 +181,7 @@ guest() {
 		# kworkers) run before, not during, the measured loops
 		sleep 1
 		out=$(taskset -c 0-$((THREADS - 1)) "$dir/faultbench" --passes "$pn" --markers \
-			--stride "$STRIDE" --threads "$THREADS" $BENCH_F) ||
+			--stride "$STRIDE" --threads "$THREADS" ${procs_arg:-} $BENCH_F) ||
 			echo "# run $1 failed"
 		echo "run $1 $2 $out"
 	}
@@ -241,6 +246,10 @@ if [ "$CONFIGS" = "$INSN_ALL" ]; then
 else
 	name=insn-$(printf '%s\n' $CONFIGS | grep -vx a | paste -sd+)
 fi
-[ "$THREADS" = 1 ] || name=$name-t$THREADS
+if [ "$THREADS" != 1 ] && [ "$PROCS" = 1 ]; then
+	name=$name-p$THREADS
+elif [ "$THREADS" != 1 ]; then
+	name=$name-t$THREADS
+fi
 [ "$STRIDE" = 1 ] || name=$name-s$STRIDE
 insn_write "$(bench_run "$name")"
