@@ -434,6 +434,21 @@ mmtune_count_old_ptes(struct mm_struct *mm, unsigned long addr, unsigned long en
 #define mmtune_map_pages_probe_ok(probe)	0
 #endif
 
+/* ---- large folios mapped whole (usefulness.c) ---- */
+
+/*
+ * From 6.18 filemap_map_pages (filemap_map_folio_range) maps the whole of
+ * a large folio its window reaches, when the folio lies in the VMA and in
+ * one page table: pages past the window, which fault-around maps ahead
+ * too.  It is a change inside mm/filemap.c that no header, symbol or
+ * Kconfig shows: Kbuild defines MMTUNE_MAPS_WHOLE_FOLIO for usefulness.o
+ * from the kernel's version (Debian has not backported it to an earlier
+ * series).
+ */
+#ifndef MMTUNE_MAPS_WHOLE_FOLIO
+#define MMTUNE_MAPS_WHOLE_FOLIO	0
+#endif
+
 /* ---- redirecting a traced function (pfn_valid.c's override) ---- */
 
 /*

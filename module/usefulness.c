@@ -16,7 +16,11 @@
  *    that it filled but the faulting page's has its accessed bit
  *    cleared, under the page table lock, and is counted: "prefaulted".
  *    The faulting thread has not returned to user space, so no access of
- *    its own is lost.  On arm64 without a hardware access flag the
+ *    its own is lost.  From 6.18 the call also maps the whole of a large
+ *    folio the window reaches (in the VMA and the page table): the
+ *    window's end folios are looked up at entry, the range widened to
+ *    them, and their pages past the window counted apart too
+ *    ("beyond_window").  On arm64 without a hardware access flag the
  *    process's first touch of such a page is an access-flag fault (a
  *    minor fault, counted as one).
  *
@@ -82,6 +86,7 @@ struct useful_pcpu {
 	u64 unjudged;		/* pages of their ranges past the walk's budget */
 	u64 cut;		/* zaps whose walk the budget cut short */
 	u64 missed;		/* ends seen without their entry's stash */
+	u64 beyond;		/* of prefaulted: whole folios past the window */
 };
 
 static struct useful_pcpu __percpu *useful_pcpu;
@@ -118,26 +123,58 @@ struct mark_data {
 	pte_t *table;			/* its PTE table then, or NULL */
 	unsigned long start, fault;
 	unsigned int nr;
+	unsigned int wlo, whi;		/* the window's slots: [wlo, whi] */
 	bool had_any;			/* a bit of @had is set */
 	DECLARE_BITMAP(had, MARK_MAX);	/* PTEs not empty at entry */
 };
 
 /*
- * Into @d, the window filemap_map_pages(@vmf, @first, @last) maps and
- * which of its PTEs are not empty at the call's entry; false if there is
- * nothing to mark at its end.
+ * [*@first, *@last] widened to the large folios at its ends, within the
+ * VMA and the faulting page's table: what filemap_map_pages may map from
+ * 6.18 (the folios inside the window are in it already).  A folio that
+ * crosses the VMA or the table is mapped in the window alone: its slots
+ * past the window stay as they were, and none is counted.
+ */
+static __always_inline void widen_to_folios(struct vm_fault *vmf,
+					    unsigned long *first,
+					    unsigned long *last)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	unsigned long pi = (vmf->address >> PAGE_SHIFT) & (PTRS_PER_PTE - 1);
+	unsigned long lo, hi, vend = vma->vm_pgoff + vma_pages(vma) - 1;
+	struct folio *f;
+
+	if (!MMTUNE_MAPS_WHOLE_FOLIO || !vma->vm_file)
+		return;
+	lo = vmf->pgoff - min(pi, vmf->pgoff - vma->vm_pgoff);
+	hi = vmf->pgoff + min(PTRS_PER_PTE - 1 - pi, vend - vmf->pgoff);
+	/* RCU (preemption is off): a folio freed meanwhile only bounds slots */
+	f = xa_load(&vma->vm_file->f_mapping->i_pages, *first);
+	if (f && !xa_is_value(f) && folio_test_large(f) && f->index < *first)
+		*first = max(lo, f->index);
+	f = xa_load(&vma->vm_file->f_mapping->i_pages, *last);
+	if (f && !xa_is_value(f) && folio_test_large(f))
+		*last = min(hi, f->index + folio_nr_pages(f) - 1);
+}
+
+/*
+ * Into @d, the window filemap_map_pages(@vmf, @first, @last) maps (and
+ * the large folios at its ends, widen_to_folios()) and which of its PTEs
+ * are not empty at the call's entry; false if there is nothing to mark at
+ * its end.
  */
 static __always_inline bool mark_begin(struct mark_data *d,
 				       struct vm_fault *vmf,
 				       unsigned long first, unsigned long last)
 {
-	unsigned long end;
+	unsigned long end, wfirst = first, wlast = last;
 	unsigned int i;
 	pte_t *pte;
 
 	if (last < first || last - first >= MARK_MAX ||
 	    first < vmf->vma->vm_pgoff)
 		return false;
+	widen_to_folios(vmf, &first, &last);
 	if (last == first) {
 		/*
 		 * Order 0 (a rule's, under the raised kernel size): nothing
@@ -152,6 +189,8 @@ static __always_inline bool mark_begin(struct mark_data *d,
 	d->fault = vmf->address & PAGE_MASK;
 	d->start = d->vma->vm_start + ((first - d->vma->vm_pgoff) << PAGE_SHIFT);
 	d->nr = last - first + 1;
+	d->wlo = wfirst - first;
+	d->whi = wlast - first;
 	end = d->start + ((unsigned long)d->nr << PAGE_SHIFT);
 	/* do_fault_around keeps the window in the faulting page's table */
 	if (((d->start ^ d->fault) | ((end - 1) ^ d->fault)) & PMD_MASK)
@@ -214,7 +253,7 @@ static __always_inline void mark_end(const struct mark_data *d)
 	/* the table of entry, unless the call put one in (the first fault there) */
 	pte_t *pte = d->table && pmd_same(pmd, d->pmd) ? d->table :
 		     mmtune_pmd_table(pmd);
-	unsigned int n = 0;
+	unsigned int n = 0, b = 0;
 	/* the faulting page's slot: do_fault_around's window holds it */
 	unsigned long fi = min_t(unsigned long, d->nr,
 				 (d->fault - d->start) >> PAGE_SHIFT);
@@ -227,10 +266,17 @@ static __always_inline void mark_end(const struct mark_data *d)
 	spin_lock(ptl);
 	if (pmd_same(pmd, READ_ONCE(*d->pmdp))) {
 		pte += pte_index(d->start);
-		n = mark_range(d, pte, 0, fi) + mark_range(d, pte, fi + 1, d->nr);
+		n = mark_range(d, pte, d->wlo, fi) + mark_range(d, pte, fi + 1, d->whi + 1);
+		/* whole folios, past the window (from 6.18) */
+		if (d->wlo || d->whi + 1 != d->nr)
+			b = mark_range(d, pte, 0, d->wlo) +
+			    mark_range(d, pte, d->whi + 1, d->nr);
 	}
 	spin_unlock(ptl);
+	n += b;
 	this_cpu_add(useful_pcpu->prefaulted, n);
+	if (b)
+		this_cpu_add(useful_pcpu->beyond, b);
 	mmtune_policy_prefaulted(d->vma->vm_mm, n);
 }
 
@@ -529,6 +575,7 @@ static void useful_sum(struct useful_pcpu *sum)
 		sum->unjudged += READ_ONCE(p->unjudged);
 		sum->cut += READ_ONCE(p->cut);
 		sum->missed += READ_ONCE(p->missed);
+		sum->beyond += READ_ONCE(p->beyond);
 	}
 }
 
@@ -585,6 +632,7 @@ static int useful_show(struct seq_file *m, void *v)
 	seq_printf(m, "prefaulted: %llu\n", s.prefaulted);
 	seq_printf(m, "untouched: %llu\n", s.untouched);
 	show_ratio(m, s.prefaulted, s.untouched);
+	seq_printf(m, "beyond_window: %llu\n", s.beyond);
 	seq_printf(m, "unmaps: %llu\n", s.zaps);
 	seq_printf(m, "unjudged: %llu\n", s.unjudged);
 	seq_printf(m, "unmaps_cut: %llu\n", s.cut);

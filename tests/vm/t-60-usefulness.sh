@@ -29,6 +29,7 @@ cleanup() {
 	[ -w $MMT/policy ] && echo clear > $MMT/policy 2>/dev/null
 	[ -w $UE ] && echo 0 > $UE 2>/dev/null
 	umount "$WORK/big" 2>/dev/null
+	umount "$WORK/huge" 2>/dev/null
 	umount "$WORK" 2>/dev/null
 	rm -rf "$WORK"
 	unload_module
@@ -161,6 +162,40 @@ for o in $ORDERS; do
 			seq -s "$S" --stride "$k"
 	done
 done
+
+sect "large folios mapped whole (6.18 and later): counted, and apart"
+# From 6.18 filemap_map_pages maps the whole of a large folio its window
+# reaches: at a rule's order 0 (a window of one page), every page of a
+# faulting page's folio but its own is pre-mapped, past the window. A
+# tmpfs with huge=within_size holds folios as large as its writes
+# (mmstress writes 1 MiB at a time: 256-page folios). mmstress seq reads
+# every page twice (warm-up and measured run): nearly all pages
+# pre-mapped, none untouched, all past the window.
+kv=$(uname -r); kmaj=${kv%%.*}; kmin=${kv#*.}; kmin=${kmin%%[!0-9]*}
+if [ "$kmaj" -gt 6 ] || { [ "$kmaj" = 6 ] && [ "$kmin" -ge 18 ]; }; then
+	mkdir -p "$WORK/huge"
+	if mount -t tmpfs -o size=32m,huge=within_size mmt-huge "$WORK/huge"; then
+		b0=$(uf beyond_window)
+		pwrite "comm=mmstress order=0\n" > /dev/null
+		TMPDIR=$WORK/huge "$MMS" seq -s 8M --touch page -q -F csv > "$WORK/out" 2>&1 ||
+			fail "mmstress seq on huge=within_size: $(tail -n 1 "$WORK/out")"
+		# shellcheck disable=SC2046 # the fields, split
+		set -- $(counts comm=mmstress)
+		b=$(( $(uf beyond_window) - b0 )) np=$(( 8 * 1024 * 1024 / PSZ ))
+		echo "# order 0, large folios: prefaulted ${1:-?} untouched ${2:-?}, beyond_window $b, 2 x $np pages read"
+		[ "${1:-0}" -ge $(( 2 * np * 3 / 4 )) ] &&
+			ok "whole folios at order 0: pre-mapped pages counted (${1} of 2 x $np)" ||
+			fail "whole folios at order 0: ${1:-0} pre-mapped pages counted, want >= $(( 2 * np * 3 / 4 ))"
+		expect_eq "whole folios at order 0: none untouched (seq reads every page)" "${2:-?}" 0
+		expect_eq "whole folios at order 0: all past the window (beyond_window)" "$b" "${1:-?}"
+		umount "$WORK/huge"
+	else
+		fail "tmpfs huge=within_size"
+	fi
+else
+	skip "large folios mapped whole" "kernel $kv: from 6.18"
+fi
+[ "$(uf beyond_window)" != "" ] && ok "usefulness has beyond_window" || fail "no beyond_window line"
 echo clear > $MMT/policy
 
 sect "rss: pre-mapped pages still mapped and untouched, now"

@@ -109,14 +109,14 @@ case_ rand "$MMS" rand -q -s 8M -f "$F"
 case_ stride4 "$MMS" seq -q -s 8M --stride 4 -f "$F"
 case_ sparse "$MMS" sparse -q -s 128M -f "$F"
 
-# Large folios: a tmpfs with huge=always holds folios as large as its
-# writes from 6.14 (mmstress writes 1 MiB at a time), PMD-sized ones
-# before.  record writes their layout; kernels from 6.18 map a folio
+# Large folios: a tmpfs with huge=within_size holds folios as large as
+# its writes (mmstress writes 1 MiB at a time: 256-page folios; 7.x and
+# 6.18 here), PMD-sized ones or none before.  record writes their layout; kernels from 6.18 map a folio
 # whole where fault-around reaches it, and replay models that (with its
 # bound: the pages a recorded fault mapped whole, their reads unseen).
 sect "large folios: their layout in the record, replayed where the kernel maps them whole"
 mkdir "$WORK/huge"
-if mount -t tmpfs -o size=32m,huge=always mmt-replay-huge "$WORK/huge"; then
+if mount -t tmpfs -o size=32m,huge=within_size mmt-replay-huge "$WORK/huge"; then
 	F=$WORK/huge/f
 	"$MMS" seq -q -s 8M -f "$F" > /dev/null
 	"$CTL" record -o "$WORK/rec" -- "$MMS" seq -q -s 8M -f "$F" > /dev/null 2>&1
@@ -127,9 +127,9 @@ if mount -t tmpfs -o size=32m,huge=always mmt-replay-huge "$WORK/huge"; then
 	if [ "${nfo:-0}" -gt 0 ]; then
 		ok "record: the huge tmpfs file's $nfo large folios"
 	elif [ "$wf" = 1 ]; then
-		fail "record: no large folio on a huge=always tmpfs (folios line: '$(grep '^folios ' "$WORK/rec" | tr '\n' ' ')')"
+		fail "record: no large folio on a huge=within_size tmpfs (folios line: '$(grep '^folios ' "$WORK/rec" | tr '\n' ' ')')"
 	else
-		skip "record: large folios" "this kernel made none on a huge=always tmpfs"
+		skip "record: large folios" "this kernel made none on a huge=within_size tmpfs"
 	fi
 	if [ "$wf" = 1 ] && [ "${nfo:-0}" -gt 0 ]; then
 		case_ seq_folios "$MMS" seq -q -s 8M -f "$F"
@@ -141,7 +141,7 @@ if mount -t tmpfs -o size=32m,huge=always mmt-replay-huge "$WORK/huge"; then
 	fi
 	umount "$WORK/huge"
 else
-	skip "large folios" "no tmpfs with huge=always here"
+	skip "large folios" "no tmpfs with huge=within_size here"
 fi
 
 # Real programs, where the guest has them (make check's; not the matrix's

@@ -564,7 +564,7 @@ static void section_run(struct out *o, const struct runres *rr, const struct sna
 static void section_useful(struct out *o, char *buf)
 {
 	static const char *const keys[] = { "state", "prefaulted", "untouched", "useful",
-					    "missed", "reclaim_scanned" };
+					    "beyond_window", "missed", "reclaim_scanned" };
 	struct mmt_kv kv[MAXKV];
 	long r = mmt_knob_read_n("usefulness", buf, BUFSZ);
 	int n;
