@@ -67,6 +67,7 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
+#include <linux/pagemap.h>
 #include <linux/percpu.h>
 #include <linux/pgtable.h>
 #include <linux/sched/clock.h>
@@ -144,7 +145,9 @@ static __always_inline void widen_to_folios(struct vm_fault *vmf,
 	unsigned long lo, hi, vend = vma->vm_pgoff + vma_pages(vma) - 1;
 	struct folio *f;
 
-	if (!MMTUNE_MAPS_WHOLE_FOLIO || !vma->vm_file)
+	/* a mapping that never holds large folios (tmpfs without huge=) looks nothing up */
+	if (!MMTUNE_MAPS_WHOLE_FOLIO || !vma->vm_file ||
+	    !mapping_large_folio_support(vma->vm_file->f_mapping))
 		return;
 	lo = vmf->pgoff - min(pi, vmf->pgoff - vma->vm_pgoff);
 	hi = vmf->pgoff + min(PTRS_PER_PTE - 1 - pi, vend - vmf->pgoff);
