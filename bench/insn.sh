@@ -37,7 +37,10 @@
 #   rec     p1m with the mmtune:fault_around event on in a tracefs
 #           instance of its own, filtered on the rule, as mmtunectl record
 #           has it (docs/replay.md), recorded into its ring buffer with no
-#           reader (record's reader, a process, parses them apart)
+#           reader (record's reader, a process, parses them apart); at
+#           order 0 the kernel's own order is 4 and the rule narrows it
+#           to 0, as under record (against a, order 0 without
+#           fault-around: what a recorded run costs a fault)
 #   ua      u with an auto rule matching faultbench (comm=faultbench
 #           order=auto): with MMT_BENCH_STRIDE=2 it holds the order
 #           under test (docs/policy.md: 43-50 % useful at every order)
@@ -137,7 +140,8 @@ guest() {
 		c_base) insmod "${MMT_BENCH_BASE_KO:?}" && echo 0 > $mmt/latency_enable &&
 			echo 1 > $mmt/stats_enable ;;
 		u_base) insmod "${MMT_BENCH_BASE_KO:?}" && echo 1 > $mmt/usefulness_enable ;;
-		rec) insmod "$ko" && echo "comm=faultbench order=$2" > $mmt/policy &&
+		rec) [ "$2" = 0 ] && echo $((4096 << 4)) > $dbg/fault_around_bytes
+			insmod "$ko" && echo "comm=faultbench order=$2" > $mmt/policy &&
 			mkdir $trc/instances/mmt-rec && echo 'rule == 0' > $trc/instances/mmt-rec/$fa/filter &&
 			echo 1 > $trc/instances/mmt-rec/$fa/enable ;;
 		ua) insmod "$ko" && echo 1 > $mmt/usefulness_enable &&
