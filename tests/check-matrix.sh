@@ -38,7 +38,9 @@
 # mmtunectl tune's wall-time runs (t-45-tune, t-40-policy's tune section)
 # and most oracle steps only repeat: they run in full on one cell per arch
 # ($MMT_MATRIX_FULL, "all" for every cell); the other cells skip them (as
-# KTAP skips) and take 20 oracle steps instead of 40.
+# KTAP skips) and take 20 oracle steps instead of 40, 15 toggles under
+# load instead of 30, a 16 MiB file for t-10-knob's fault counts instead
+# of 64 and 20000 pfns for t-30-pfn_valid's cross-check instead of 100000.
 # Cells run side by side: MMT_MATRIX_JOBS workers (default 2, a TCG guest
 # keeps about one host core busy) take the next cell from one queue; worker
 # 2 and later start once the file $MMT_MATRIX_GATE exists, if it is set
