@@ -163,46 +163,6 @@ for o in $ORDERS; do
 	done
 done
 
-sect "large folios mapped whole (6.18 and later): counted, and apart"
-# From 6.18 filemap_map_pages maps the whole of a large folio its window
-# reaches: at a rule's order 0 (a window of one page) every page of the
-# faulting page's folio but its own is pre-mapped, past the window. A
-# tmpfs with huge=within_size holds folios as large as its writes while
-# they grow the file (dd of 256 KiB: 64-page folios, under a page table's
-# size: no PMD mapping, which is not counted). faultprobe reads every
-# page: each is either faulted (its loop's minflt) or pre-mapped, so
-# prefaulted = pages - minflt exactly, none untouched, all past the window.
-kv=$(uname -r); kmaj=${kv%%.*}; kmin=${kv#*.}; kmin=${kmin%%[!0-9]*}
-if [ "$kmaj" -gt 6 ] || { [ "$kmaj" = 6 ] && [ "$kmin" -ge 18 ]; }; then
-	mkdir -p "$WORK/huge"
-	FPH=$WORK/fphuge
-	if [ -x "${MMT_PROBE:-}" ]; then cp "$MMT_PROBE" "$FPH"; else
-		cc -O2 -o "$FPH" "$MMT_TOP/tests/vm/probe/faultprobe.c" -lpthread; fi
-	if mount -t tmpfs -o size=32m,huge=within_size mmt-huge "$WORK/huge"; then
-		dd if=/dev/zero of="$WORK/huge/f" bs=256k count=32 status=none
-		b0=$(uf beyond_window)
-		pwrite "comm=fphuge order=0\n" > /dev/null
-		# shellcheck disable=SC2046 # the fields, split
-		set -- $("$FPH" "$WORK/huge/f")
-		np=${2:-0} mf=${4:-0}
-		# shellcheck disable=SC2046
-		set -- $(counts comm=fphuge)
-		b=$(( $(uf beyond_window) - b0 ))
-		echo "# order 0 on large folios: $np pages read, $mf faulted; prefaulted ${1:-?} untouched ${2:-?}, beyond_window $b"
-		if [ "$np" -gt 0 ] && [ "$mf" -lt "$np" ]; then
-			expect_eq "whole folios at order 0: every page not faulted counted pre-mapped" "${1:-?}" $(( np - mf ))
-			expect_eq "whole folios at order 0: none untouched (every page read)" "${2:-?}" 0
-			expect_eq "whole folios at order 0: all past the window (beyond_window)" "$b" "${1:-?}"
-		else
-			skip "whole folios at order 0" "no large folio in the tmpfs ($mf faults for $np pages)"
-		fi
-		umount "$WORK/huge"
-	else
-		fail "tmpfs huge=within_size"
-	fi
-else
-	skip "large folios mapped whole" "kernel $kv: from 6.18"
-fi
 [ "$(uf beyond_window)" != "" ] && ok "usefulness has beyond_window" || fail "no beyond_window line"
 echo clear > $MMT/policy
 
@@ -288,6 +248,86 @@ if grep -q " $CGR cgroup2 " /proc/mounts && mkdir -p $CGR/mmt-rss/sub; then
 	rmdir $CGR/mmt-rss/sub $CGR/mmt-rss
 else
 	skip "rss: cgroup= selects the processes below it" "no cgroup2"
+fi
+sect "large folios mapped whole (6.18 and later): counted, and apart"
+# From 6.18 filemap_map_pages maps the whole of a large folio its window
+# reaches: at a rule's order 0 (a window of one page) every page of the
+# faulting page's folio but its own is pre-mapped, past the window. A
+# tmpfs with huge=within_size holds folios as large as its writes while
+# they grow the file (dd of 256 KiB: 64-page folios, under a page table's
+# size: no PMD mapping, which is not counted). faultprobe reads every
+# page, each either faulted (its loop's minflt) or pre-mapped: the rule's
+# prefaulted is pages - minflt exactly, all past the window, and rss's
+# line of the file, held after the reads, every page mapped, none
+# untouched.
+kv=$(uname -r); kmaj=${kv%%.*}; kmin=${kv#*.}; kmin=${kmin%%[!0-9]*}
+if [ "$kmaj" -gt 6 ] || { [ "$kmaj" = 6 ] && [ "$kmin" -ge 18 ]; }; then
+	mkdir -p "$WORK/huge"
+	FPH=$WORK/fphuge
+	cp "$FPR" "$FPH"
+	# khugepaged would collapse the folios into a 2 MiB one (retracting
+	# the probe's page table: rss then sees nothing); with THP never (and
+	# shmem_enabled never, the default) it stops. A write of its
+	# scan_sleep_millisecs would wake it at once.
+	THPE=/sys/kernel/mm/transparent_hugepage/enabled
+	thp_was=$(sed -n 's/.*\[\(.*\)\].*/\1/p' $THPE 2>/dev/null)
+	[ -n "$thp_was" ] && echo never > $THPE
+	if mount -t tmpfs -o size=32m,huge=within_size mmt-huge "$WORK/huge"; then
+		dd if=/dev/zero of="$WORK/huge/f" bs=256k count=32 status=none
+		pwrite "comm=fphuge order=0\n" > /dev/null
+		b0=$(uf beyond_window) m0=$(uf missed)
+		rm -f "$WORK/r"
+		FAULTPROBE_HOLD=$WORK/rhold "$FPH" "$WORK/huge/f" > "$WORK/r" & rp=$!
+		n=0
+		while ! [ -s "$WORK/r" ] && [ $n -lt 150 ]; do sleep 0.2; n=$((n + 1)); done
+		# rss only tries the mmap lock: khugepaged, which scans this
+		# mapping (huge=), may hold it ("busy"): again, a few times
+		for n in 1 2 3 4 5 6 7 8 9 10; do
+			exec 3<>$MMT/rss
+			printf 'pid=%s' "$rp" >&3
+			cat <&3 > "$WORK/rss"
+			exec 3>&-
+			grep -q "^pid=$rp busy " "$WORK/rss" || break
+			sleep 0.3
+		done
+		got=$(sed -n "s|^pid=$rp mapped=\([0-9]*\) untouched=\([0-9]*\) file=$WORK/huge/f\$|\1 \2|p" "$WORK/rss")
+		[ -n "$got" ] || sed 's/^/# rss: /' "$WORK/rss" | head -5
+		# a 2 MiB folio (khugepaged's collapse, or so allocated) mapped by
+		# one PMD entry has no PTEs: not counted (docs/policy.md)
+		pmdkb=$(awk -v f="$WORK/huge/f" '$NF == f { on = 1; next } /^[0-9a-f]+-[0-9a-f]+ / { on = 0 }
+			on && /^FilePmdMapped:/ { s += $2 } END { print s + 0 }' /proc/$rp/smaps 2>/dev/null)
+		echo > "$WORK/rhold"; wait $rp
+		# shellcheck disable=SC2046 # the fields, split
+		set -- $(cat "$WORK/r")
+		np=${2:-0} mf=${4:-0}
+		# shellcheck disable=SC2046
+		set -- $(counts comm=fphuge)
+		p=${1:-0} b=$(( $(uf beyond_window) - b0 )) dm=$(( $(uf missed) - m0 ))
+		echo "# order 0 on large folios: $np pages read, $mf faulted; prefaulted $p, beyond_window $b, $dm calls missed; rss of the file: $got; PMD-mapped ${pmdkb:-?} KiB"
+		if [ "${pmdkb:-0}" -gt 0 ]; then
+			skip "whole folios at order 0" "$pmdkb KiB of the file mapped by PMD entries, which have no PTEs to count"
+		elif [ "$np" -gt 0 ] && [ "$mf" -lt "$np" ]; then
+			# a call missed (the tracepoint's way: the task switched
+			# out inside filemap_map_pages) leaves its folio's pages
+			# uncounted: up to np / mf fewer each
+			want=$(( np - mf ))
+			if [ "$p" -le "$want" ] && [ "$p" -ge $(( want - dm * np / mf )) ]; then
+				ok "whole folios at order 0: every page not faulted counted pre-mapped: $p of $want, $dm calls missed"
+			else
+				fail "whole folios at order 0: $p pages counted pre-mapped, want $want (less at most $((np / mf)) for each of $dm calls missed)"
+			fi
+			expect_eq "whole folios at order 0: all past the window (beyond_window)" "$b" "$p"
+			expect_eq "whole folios at order 0: rss, every page mapped, none untouched" "$got" "$np 0"
+		else
+			skip "whole folios at order 0" "no large folio in the tmpfs ($mf faults for $np pages)"
+		fi
+		umount "$WORK/huge"
+	else
+		fail "tmpfs huge=within_size"
+	fi
+	[ -n "$thp_was" ] && echo "$thp_was" > $THPE
+else
+	skip "large folios mapped whole" "kernel $kv: from 6.18"
 fi
 echo clear > $MMT/policy
 
