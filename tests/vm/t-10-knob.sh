@@ -48,7 +48,9 @@ mkdir "$WORK/shm"
 mount -t tmpfs -o size=80m,huge=never mmt "$WORK/shm"
 # 64 MiB; 16 in a light matrix cell (tests/matrix/init.sh: CI's time, the
 # same checks, 8 faults at order 9 instead of 32)
-dd if=/dev/urandom of="$WORK/shm/f" bs=1M count=$([ "${MMT_LIGHT:-0}" = 1 ] && echo 16 || echo 64) status=none
+MB=64
+[ "${MMT_LIGHT:-0}" = 1 ] && MB=16
+dd if=/dev/urandom of="$WORK/shm/f" bs=1M count=$MB status=none
 # A prebuilt (static, cross) probe where the guest has no compiler.
 PROBE=${MMT_PROBE:-$WORK/faultprobe}
 [ -x "$PROBE" ] || cc -O2 -o "$PROBE" "$MMT_TOP/tests/vm/probe/faultprobe.c" ||
