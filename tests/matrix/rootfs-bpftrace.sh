@@ -2,20 +2,22 @@
 # SPDX-License-Identifier: GPL-2.0
 # tests/matrix/rootfs-bpftrace.sh DEB_ARCH: the user land of make check-trace's
 # foreign-arch guest (tests/check-trace.sh): bookworm's linux-perf, bpftrace,
-# trace-cmd and hyperfine of DEB_ARCH, with the shell and tools the suites
-# were written against, their whole dependency closure resolved by apt with
-# DEB_ARCH as the native architecture (a private configuration: papt in
-# tests/matrix/lib.sh; with amd64 native, as for the matrix's smaller
-# tests/matrix/userland.sh, perl's Multi-Arch packages do not resolve) and
-# extracted into one tree without docs (dpkg-deb -x: no maintainer script
-# runs, so nothing of DEB_ARCH has to run on the host). Prints its path:
-# $MMTUNE_CACHE/trace/rootfs-DEB_ARCH, made once per package list.
+# trace-cmd and hyperfine of DEB_ARCH, t-63-replay's real programs (sqlite3,
+# git, and linux-libc-dev's headers for git grep to search), with the shell
+# and tools the suites were written against, their whole dependency closure
+# resolved by apt with DEB_ARCH as the native architecture (a private
+# configuration: papt in tests/matrix/lib.sh; with amd64 native, as for the
+# matrix's smaller tests/matrix/userland.sh, perl's Multi-Arch packages do
+# not resolve) and extracted into one tree without docs (dpkg-deb -x: no
+# maintainer script runs, so nothing of DEB_ARCH has to run on the host).
+# Prints its path: $MMTUNE_CACHE/trace/rootfs-DEB_ARCH, made once per
+# package list.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 darch=${1:?usage: rootfs.sh DEB_ARCH}
 pkgs="dash bash coreutils grep sed mawk findutils perl-base libc-bin procps util-linux kmod"
-pkgs="$pkgs linux-perf bpftrace trace-cmd hyperfine"
+pkgs="$pkgs linux-perf bpftrace trace-cmd hyperfine sqlite3 git linux-libc-dev"
 T=$CACHE/trace
 u=$T/rootfs-$darch
 want="v1 $pkgs"

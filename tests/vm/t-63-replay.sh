@@ -34,6 +34,12 @@ cleanup() {
 trap cleanup EXIT
 [ -x "$CTL" ] && [ -x "$MMS" ] || { fail "no $CTL or $MMS (make tools)"; exit 1; }
 
+# record and run put the workload in a cgroup of their own: the matrix's
+# busybox guests may have no cgroup2 mounted (t-45-tune's way)
+CGR=/sys/fs/cgroup
+grep -q " $CGR cgroup2 " /proc/mounts || mount -t cgroup2 none $CGR 2>/dev/null
+grep -q " $CGR cgroup2 " /proc/mounts || { fail "no cgroup2 at $CGR"; exit 1; }
+
 unload_module
 load_module || { fail "insmod"; exit 1; }
 mount -t tmpfs -o size=160m,huge=never mmt-replay "$WORK" || { fail "tmpfs"; exit 1; }
