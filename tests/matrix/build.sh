@@ -29,25 +29,35 @@ inc=$(sed -n 's|^include .*/\([^/]*\)/Makefile$|\1|p' "$KDIR/Makefile")
 	mdie "$cell: $KDIR includes $inc, not $(basename "$KCOMMON") (run fetch.sh again)"
 
 b=$out/build
-rm -rf "$b" "$out/mmtune.ko"
-mkdir -p "$b"
-cp "$MMT_TOP"/module/Kbuild "$MMT_TOP"/module/*.[ch] "$b/"
-rm -f "$b"/*.mod.c
-
 cmd="make -s -j$jobs -C $KCOMMON O=$KDIR M=$b ARCH=$karch"
 [ -n "$cross" ] && cmd="$cmd CROSS_COMPILE=$cross"
 cmd="$cmd MMTUNE_VERSION=$VERSION_MMT modules"
 log=$out/build.log
+# The module's inputs: its sources, the kernel (release and package
+# version) and the command. The same as the last build's: that build's
+# mmtune.ko is this one (a warm CI run whose commit left module/ alone
+# builds no cell: about 25 s a cell under load).
+key=$( { echo "$KVER $VERSION $cmd"
+	 cd "$MMT_TOP/module" && sha256sum Kbuild ./*.[ch] | grep -v '\.mod\.c$'; } | sha256sum | cut -c1-64)
 {
 	echo "# $cell: $KVER ($VERSION)"
 	echo "# $cmd"
 } > "$log"
-case $SERIES in
-6.1) (cd "$b" && $cmd) >> "$log" 2>&1 ;;
-*) "$(dirname "$0")/chroot.sh" --run "cd $b && $cmd" >> "$log" 2>&1 ;;
-esac || { tail -n 30 "$log" >&2; exit 1; }
-[ -f "$b/mmtune.ko" ] || { tail -n 30 "$log" >&2; mdie "$cell: no mmtune.ko"; }
-cp "$b/mmtune.ko" "$out/mmtune.ko"
+if [ -f "$out/mmtune.ko" ] && [ "$(cat "$out/build.key" 2>/dev/null)" = "$key" ]; then
+	echo "# the same inputs as the last build's (key $key): its mmtune.ko kept" >> "$log"
+else
+	rm -rf "$b" "$out/mmtune.ko" "$out/build.key"
+	mkdir -p "$b"
+	cp "$MMT_TOP"/module/Kbuild "$MMT_TOP"/module/*.[ch] "$b/"
+	rm -f "$b"/*.mod.c
+	case $SERIES in
+	6.1) (cd "$b" && $cmd) >> "$log" 2>&1 ;;
+	*) "$(dirname "$0")/chroot.sh" --run "cd $b && $cmd" >> "$log" 2>&1 ;;
+	esac || { tail -n 30 "$log" >&2; exit 1; }
+	[ -f "$b/mmtune.ko" ] || { tail -n 30 "$log" >&2; mdie "$cell: no mmtune.ko"; }
+	cp "$b/mmtune.ko" "$out/mmtune.ko"
+	echo "$key" > "$out/build.key"
+fi
 vm=$(strings "$out/mmtune.ko" | sed -n 's/^vermagic=//p')
 echo "# vermagic: $vm" >> "$log"
 case $vm in "$KVER "*) ;; *) mdie "$cell: vermagic '$vm' is not $KVER" ;; esac
@@ -70,13 +80,18 @@ done
 # The userspace tools (mmtunectl, mmstress), static, once per arch and
 # change of userspace/ or of the names it shares with the module
 # (module/mmtune_abi.h): the suites that drive the module through them.
+# The change is told by content (a fresh clone's files are all new).
 tools=$MX/tools-$BASE_ARCH
+tkey=$( { echo "$cross $VERSION_MMT"
+	  cd "$MMT_TOP" && find userspace -type f \( -name '*.[ch]' -o -name Makefile \) |
+		sort | xargs sha256sum module/mmtune_abi.h; } | sha256sum | cut -c1-64)
 if [ ! -x "$tools/mmtunectl" ] || [ ! -x "$tools/mmstress" ] ||
-   [ -n "$(find "$MMT_TOP/userspace" "$MMT_TOP/module/mmtune_abi.h" -newer "$tools/mmtunectl" -print -quit)" ]; then
+   [ "$(cat "$tools/.key" 2>/dev/null)" != "$tkey" ]; then
 	rm -rf "$tools"; mkdir -p "$tools"
 	make -s -C "$MMT_TOP/userspace" O="$tools" CC="${cross}gcc" LDFLAGS=-static \
 		VERSION="$VERSION_MMT" >> "$log" 2>&1 ||
 		{ tail -n 5 "$log" >&2; mdie "cannot build the static userspace tools for $BASE_ARCH"; }
+	echo "$tkey" > "$tools/.key"
 fi
 exec 6>&-
 echo "PROBE=$probe" > "$out/build.env"

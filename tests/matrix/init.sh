@@ -43,7 +43,8 @@ export MMT_LIGHT=${MMT_LIGHT:-0}
 [ "$MMT_LIGHT" = 1 ] && export MMT_ORACLE_STEPS=20
 # and 15 toggles under load (30 in a full cell), a 16 MiB file for
 # t-10-knob's fault counts (64), 20000 pfns for t-30-pfn_valid's
-# cross-check (100000): CI's time, the same checks
+# cross-check (100000), its KPF_NOPAGE reads from the blocks it may
+# offline on (all pfns): CI's time, the same checks
 [ "$MMT_LIGHT" = 1 ] && [ "$MMT_TOGGLES" -gt 15 ] && export MMT_TOGGLES=15
 . "$MMT_TOP/tests/vm/lib.sh"
 
