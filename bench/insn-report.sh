@@ -206,7 +206,7 @@ insn_write() {
 		echo "Written by bench/insn.sh: guest instructions counted by the TCG plugin"
 		echo "bench/plugin/insncount.c in faultbench's read loops (${THREADS:-1} vCPU, ${THREADS:-1} thread, a page in ${STRIDE:-1} read, -icount shift=0),"
 		echo "$ROUNDS rounds, configurations interleaved; passes per order: $PASSES over a"
-		echo "${MB} MiB tmpfs file; faults from getrusage.  Ratios are of medians of this"
+		echo "${MB} MiB tmpfs file (huge=${HUGE:-never}, written ${BS_KB:-1024} KiB a write); faults from getrusage.  Ratios are of medians of this"
 		echo "run; spread is (max - min) / median of the runs.  The wall column is the"
 		echo "host's time between the markers per fault, a secondary and noisy figure."
 		# shellcheck disable=SC2154 # wall: set by the caller (bench/insn.sh)

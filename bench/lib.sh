@@ -24,6 +24,9 @@
 ROUNDS=${ROUNDS:-${MMT_BENCH_ROUNDS:-5}}
 SECS=${SECS:-${MMT_BENCH_SECONDS:-4}}
 MB=${MB:-${MMT_BENCH_MB:-64}}
+# the tmpfs's huge= and dd's block size in KiB (docs/benchmarks.md)
+HUGE=${MMT_BENCH_HUGE:-never}
+BS_KB=${MMT_BENCH_BS_KB:-1024}
 BENCH_F=/var/tmp/bench-shm/f
 BENCH_MX=${MMTUNE_CACHE:-/var/cache/mmtune}/matrix	# tests/matrix/lib.sh's MX
 BENCH_AWK_SORT='
@@ -33,11 +36,12 @@ BENCH_AWK_SORT='
 	}
 '
 
-# bench_mount_file: a $MB MiB file on tmpfs without huge pages
+# bench_mount_file: a $MB MiB file on tmpfs, huge=$HUGE (never by
+# default), written $BS_KB KiB a write
 bench_mount_file() {
 	mkdir -p /var/tmp/bench-shm
-	mount -t tmpfs -o size=$((MB + 16))m,huge=never bench /var/tmp/bench-shm
-	dd if=/dev/zero of=$BENCH_F bs=1M count="$MB" status=none
+	mount -t tmpfs -o size=$((MB + 16))m,huge="$HUGE" bench /var/tmp/bench-shm
+	dd if=/dev/zero of=$BENCH_F bs="${BS_KB}k" count=$((MB * 1024 / BS_KB)) status=none
 	rmmod mmtune 2>/dev/null
 	echo "# guest: $(uname -r), $(nproc) cpus, clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 	echo "# fault_around_bytes $(cat /sys/kernel/debug/fault_around_bytes)"
@@ -170,7 +174,9 @@ MMT_BENCH_MB=$MB
 MMT_BENCH_ORDERS=${MMT_BENCH_ORDERS:-}
 MMT_BENCH_CONFIGS=${MMT_BENCH_CONFIGS:-}
 MMT_BENCH_PASSES=${MMT_BENCH_PASSES:-}
-MMT_BENCH_SHORT=${MMT_BENCH_SHORT:-0}" \
+MMT_BENCH_SHORT=${MMT_BENCH_SHORT:-0}
+MMT_BENCH_HUGE=$HUGE
+MMT_BENCH_BS_KB=$BS_KB" \
 		"$TOP/tests/matrix/initramfs.sh" "$c" > /dev/null || exit 1
 	MMT_BOOT_INITRD=$dir/initramfs.cpio MMT_BOOT_LOG=$dir/console.txt \
 		MMT_VM_CPUS=$BENCH_CPUS MMT_VM_MEMORY=3072 MMT_BOOT_TIMEOUT=3600 \

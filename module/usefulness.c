@@ -145,7 +145,12 @@ static __always_inline void widen_to_folios(struct vm_fault *vmf,
 	unsigned long lo, hi, vend = vma->vm_pgoff + vma_pages(vma) - 1;
 	struct folio *f;
 
-	/* a mapping that never holds large folios (tmpfs without huge=) looks nothing up */
+	/*
+	 * A mapping that never holds large folios looks nothing up.  Few
+	 * are left by 6.18: every tmpfs file (whatever its huge=) and most
+	 * ext4 and xfs files allow them, so nearly every call pays the two
+	 * lookups (280-340 instructions on 7.3 x86_64: make bench's u).
+	 */
 	if (!MMTUNE_MAPS_WHOLE_FOLIO || !vma->vm_file ||
 	    !mapping_large_folio_support(vma->vm_file->f_mapping))
 		return;
