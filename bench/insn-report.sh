@@ -13,8 +13,9 @@
 #                        ratios to a, median host wall ns per fault
 #   insn_check CSV       the --short assertions: a KTAP document, then
 #                        "N passed, N failed" and exit (ktap_exit)
-#   insn_profile DIR O   per kernel function, instructions per fault of c_ctr
-#                        minus a at order O (markdown)
+#   insn_profile DIR O [BASE CONFIG]  per kernel function, instructions per
+#                        fault of CONFIG (c_ctr) minus BASE (a) at order O
+#                        (markdown)
 #   insn_plot STATS SVG  gnuplot: instructions per fault by order
 #   insn_write RUN       the dated section and plot as RUN.md, RUN.svg (bench_save)
 
@@ -105,13 +106,14 @@ insn_check() {
 }
 
 # insn_profile DIR ORDER [BASE CONFIG]: kernel instructions per fault by
-# function, CONFIG (default c_ctr) minus BASE (default a), at ORDER, each
+# function, CONFIG (default c_ctr) minus BASE (default a), at ORDER, the
+# largest differences either way first, each
 # the mean over the rounds; blocks are attributed to the nearest symbol at
 # or below their address (the guest's /proc/kallsyms; the module's and the
 # trampolines' as of that run)
 insn_profile() {
 	local d=$1 o=$2 base=${3:-a} cfg=${4:-c_ctr}
-	awk -v o="$o" -v base="$base" -v cfg="$cfg" -v top="${MMT_BENCH_TOP:-15}" '
+	awk -v o="$o" -v base="$base" -v cfg="$cfg" -v top="${MMT_BENCH_TOP:-15}" -v T="${THREADS:-1}" '
 	function hex(s,   i, v) {	# the low 48 bits: exact in a double
 		s = tolower(substr(s, length(s) - 11)); v = 0
 		for (i = 1; i <= 12; i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
@@ -133,18 +135,21 @@ insn_profile() {
 	FILENAME ~ /raw.txt$/ {
 		if ($1 == "ksym") { nk++; KA[nk] = hex($2); KN[nk] = $3 }
 		else if ($1 == "msym") { s = $2; nm[s]++; MA[s, nm[s]] = hex($3); MN[s, nm[s]] = $4 }
-		else if ($1 == "run") {
+		else if ($1 == "run") {	# T threads: counts SEQ-T+1..SEQ, one run
 			split($3, f, ",")
-			if (f[2] == o && (f[3] == base || f[3] == cfg)) { want[$2] = f[3]; faults[$2] = $5; runs[f[3]]++ }
+			if (f[2] == o && (f[3] == base || f[3] == cfg)) {
+				runs[f[3]]++
+				for (j = $2 - T + 1; j <= $2; j++) { want[j] = f[3]; faults[j] = $5; sseq[j] = $2 }
+			}
 		}
 		next
 	}
 	FNR == 1 { sortsym(KA, KN, nk) }
 	$1 == "#" {
 		cur = $3; nt = 0
-		if (cur in want && cur in nm) {	# the module symbols of this run
-			delete TA; delete TN; nt = nm[cur]
-			for (j = 1; j <= nt; j++) { TA[j] = MA[cur, j]; TN[j] = MN[cur, j] }
+		if (cur in want && sseq[cur] in nm) {	# the module symbols of this run
+			delete TA; delete TN; r = sseq[cur]; nt = nm[r]
+			for (j = 1; j <= nt; j++) { TA[j] = MA[r, j]; TN[j] = MN[r, j] }
 			sortsym(TA, TN, nt)
 		}
 		next
@@ -160,11 +165,11 @@ insn_profile() {
 	END {
 		for (nme in names) {
 			dd = per[cfg, nme] - per[base, nme]
-			if (dd != 0) printf "%.1f\t%.1f\t%.1f\t%s\n", dd, per[base, nme], per[cfg, nme], nme
+			if (dd != 0) printf "%.1f\t%.1f\t%.1f\t%s\t%.1f\n", dd, per[base, nme], per[cfg, nme], nme, dd < 0 ? -dd : dd
 			tb += per[base, nme]; tc += per[cfg, nme]
 		}
 		printf "TOTAL\t%.1f\t%.1f\t%.1f\n", tc - tb, tb, tc > "/dev/stderr"
-	}' "$d/raw.txt" "$d/prof.txt" 2> "$d/prof-total.txt" | sort -t"$(printf '\t')" -k1,1 -g -r > "$d/prof-$o.tsv"
+	}' "$d/raw.txt" "$d/prof.txt" 2> "$d/prof-total.txt" | sort -t"$(printf '\t')" -k5,5 -g -r > "$d/prof-$o.tsv"
 	{
 		echo "| kernel function | $cfg − $base, insns/fault | $base | $cfg |"
 		echo "|---|---|---|---|"
@@ -204,7 +209,7 @@ insn_write() {
 		echo "## $(date -u +%Y-%m-%d) — instructions per fault, kernel $KVER under TCG ($(grep -m1 '^# guest' "$dir/raw.txt" | sed 's/^# guest: //'))"
 		echo
 		echo "Written by bench/insn.sh: guest instructions counted by the TCG plugin"
-		echo "bench/plugin/insncount.c in faultbench's read loops (${THREADS:-1} vCPU, ${THREADS:-1} thread, a page in ${STRIDE:-1} read, -icount shift=0),"
+		echo "bench/plugin/insncount.c in faultbench's read loops (${THREADS:-1} vCPU, ${THREADS:-1} thread, a page in ${STRIDE:-1} read, $([ "${THREADS:-1}" = 1 ] && echo "-icount shift=0" || echo "no -icount: it keeps a second vCPU down")),"
 		echo "$ROUNDS rounds, configurations interleaved; passes per order: $PASSES over a"
 		echo "${MB} MiB tmpfs file (huge=${HUGE:-never}, written ${BS_KB:-1024} KiB a write); faults from getrusage.  Ratios are of medians of this"
 		echo "run; spread is (max - min) / median of the runs.  The wall column is the"
@@ -219,12 +224,17 @@ insn_write() {
 		[ -f "$run.svg" ] && { echo "![instructions per fault by order]($(basename "$run").svg)"; echo; }
 		for o in $ORDERS; do
 			[ "$o" = 0 ] && continue
-			for c in c_ctr p1 p32 u; do
+			# each config's own cost (minus a), and a change's (X
+			# minus X_base: the same config with the other module)
+			for c in c_ctr p1 p32 u ua c_base u_base ua_base; do
 				case " $CONFIGS " in *" $c "*) ;; *) continue ;; esac
-				echo "Kernel instructions per fault by function, $c minus a, order $o"
+				b=a
+				case $c in c_base) b=$c c=c_ctr ;; *_base) b=$c c=${c%_base} ;; esac
+				case " $CONFIGS " in *" $c "*) ;; *) continue ;; esac
+				echo "Kernel instructions per fault by function, $c minus $b, order $o"
 				echo "(the top ${MMT_BENCH_TOP:-15}; mean of the rounds):"
 				echo
-				insn_profile "$dir" "$o" a "$c"
+				insn_profile "$dir" "$o" "$b" "$c"
 				echo
 			done
 		done

@@ -69,7 +69,10 @@
 #      MMT_BENCH_THREADS (T threads of one faultbench on T vCPUs, each
 #      counted on its own: the run's count is their sum; default 1),
 #      MMT_BENCH_PROCS=1 (the T readers are processes, each mapping the
-#      file itself: T mms faulting one file; named -pT instead of -tT),
+#      file itself: T mms faulting one file; named -pT instead of -tT;
+#      T > 1 runs without -icount, which keeps a second vCPU down),
+#      MMT_BENCH_HUGE, MMT_BENCH_BS_KB (the tmpfs's huge=, default never,
+#      and the KiB a write fills it with, default 1024: named -hH, -bB),
 #      MMT_BENCH_RUNS (default bench/runs), MMT_BENCH_TOP (profile
 #      lines, default 15), MMT_BENCH_KEEP=1 (keep the work dir in /tmp),
 #      MMT_KERNEL (see vng.sh), MMT_BENCH_KO (a module built for that
@@ -205,7 +208,7 @@ guest() {
 						echo "# warning: $c order $o: fault_around_bytes $fab"
 					# the module's text and ftrace/kprobe trampolines, for
 					# the profile (they move between loads)
-					case $c in c|c_ctr|c_map|p1|p32|u) awk -v s=$((seq + THREADS)) \
+					case $c in c|c_ctr|c_map|p1|p32|u|ua|c_base|u_base|ua_base) awk -v s=$((seq + THREADS)) \
 						'$2 ~ /^[tT]$/ && NF == 4 { print "msym", s, $1, $3 }' /proc/kallsyms ;;
 					esac
 					run $((seq += THREADS)) "$r,$o,$c" "$o"
@@ -233,7 +236,12 @@ fi
 bench_pre_vm() {
 	"$TOP/bench/build-plugin.sh" "$dir/libinsncount.so" || return 1
 	BENCH_CPUS=$THREADS
-	BENCH_QEMU="-icount shift=0 -plugin $dir/libinsncount.so,out=$dir/insn.txt,profile=$dir/prof.txt"
+	BENCH_QEMU="-plugin $dir/libinsncount.so,out=$dir/insn.txt,profile=$dir/prof.txt"
+	# -icount with more than one vCPU: Debian 12's qemu (7.2) never
+	# brings the second one up ("Booting SMP configuration", 2026-12-06)
+	if [ "$THREADS" = 1 ]; then
+		BENCH_QEMU="-icount shift=0 $BENCH_QEMU"
+	fi
 }
 t0=$(date +%s)
 bench_vm "$TOP/bench/insn.sh"
@@ -256,4 +264,6 @@ elif [ "$THREADS" != 1 ]; then
 	name=$name-t$THREADS
 fi
 [ "$STRIDE" = 1 ] || name=$name-s$STRIDE
+[ "$HUGE" = never ] || name=$name-h$HUGE
+[ "$BS_KB" = 1024 ] || name=$name-b$BS_KB
 insn_write "$(bench_run "$name")"
