@@ -1114,9 +1114,11 @@ suite_results() {
 	else
 		fail "results: bench/RESULTS.md differs from bench/results.sh's output (run it)"
 	fi
+	# a page to read: the latest run of each benchmark and kernel (344
+	# lines with the contention and huge= runs of 2026-12-06)
 	t=$(wc -l < "$TOP/bench/RESULTS.md")
-	[ "$t" -le 300 ] && ok "results: bench/RESULTS.md is $t lines (300 at most)" ||
-		fail "results: bench/RESULTS.md is $t lines (over 300)"
+	[ "$t" -le 400 ] && ok "results: bench/RESULTS.md is $t lines (400 at most)" ||
+		fail "results: bench/RESULTS.md is $t lines (over 400)"
 }
 
 # report: the fixture's tree plus policy, usefulness and a latency
