@@ -167,8 +167,8 @@ set -- $_out
 pages=$2 minflt=$4
 within "order 0: faults = /proc/vmstat pgfault delta" $((bf - af)) $((bp - ap)) 2
 # slack for the probe's own start-up faults, not proportional to the
-# file: 40-110 under CI's load, 2.7 % of 6.12 ppc64le-64k's 4096 pages
-# once (4205 against 4096)
+# file: 40-110 seen, 2.7 % of 6.12 ppc64le-64k's 4096 pages once (4205
+# against 4096 in a CI rehearsal)
 within "order 0: faults = the workload's minor faults" $((bf - af)) "$minflt" 2 128
 # shellcheck disable=SC2154 # set by stats_snap (tests/vm/lib.sh, eval)
 expect_eq "order 0: no fault_around_calls" $((bc - ac)) 0
