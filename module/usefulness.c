@@ -73,6 +73,7 @@
 #include <linux/sched/clock.h>
 #include <linux/seq_file.h>
 #include <linux/tracepoint.h>
+#include <linux/xarray.h>
 
 #include "mmtune.h"
 #include "mmtune_abi.h"
@@ -130,6 +131,79 @@ struct mark_data {
 };
 
 /*
+ * The entry of @xas's xarray at @index, read from the node @xas's last
+ * load ended in when that node holds @index too (a window's ends are
+ * mostly in one node: its 64 slots are neighbouring indices), else
+ * XA_RETRY_ENTRY.  A slot read instead of a walk from the root, as
+ * xas_reload() reads one; an internal entry (a child node, a retry) sends
+ * the caller to xas_load().  Under RCU.
+ */
+static __always_inline void *xas_neighbour(const struct xa_state *xas,
+					   unsigned long index)
+{
+	struct xa_node *node = xas->xa_node;
+	unsigned int shift;
+	void *e;
+
+	if (!xas_is_node(xas))
+		return XA_RETRY_ENTRY;
+	shift = node->shift;
+	if ((index ^ xas->xa_index) >> shift >> XA_CHUNK_SHIFT)
+		return XA_RETRY_ENTRY;
+	e = xa_entry(xas->xa, node, (index >> shift) & XA_CHUNK_MASK);
+	if (xa_is_sibling(e))
+		e = xa_entry(xas->xa, node, xa_to_sibling(e));
+	return e;
+}
+
+/* xa_load() within the caller's RCU section, @xas left where it ended */
+static __always_inline void *xas_load_at(struct xa_state *xas,
+					 unsigned long index)
+{
+	void *e;
+
+	xas_set(xas, index);
+	do {
+		e = xas_load(xas);
+		if (xa_is_zero(e))
+			e = NULL;
+	} while (xas_retry(xas, e));
+	return e;
+}
+
+static __always_inline bool is_large_folio(const void *e)
+{
+	return e && !xa_is_value(e) && folio_test_large((struct folio *)e);
+}
+
+/*
+ * [*@first, *@last] widened to the large folios of @mapping at its ends,
+ * within [@lo, @hi]: one walk from the root for the first page, a slot of
+ * the node it ended in for the last (or none: the first page's folio may
+ * hold the last one too).  A folio freed meanwhile only bounds slots.
+ */
+static __always_inline void widen_in(struct address_space *mapping,
+				     unsigned long *first, unsigned long *last,
+				     unsigned long lo, unsigned long hi)
+{
+	XA_STATE(xas, &mapping->i_pages, *first);
+	struct folio *f;
+
+	rcu_read_lock();
+	f = xas_load_at(&xas, *first);
+	if (is_large_folio(f) && f->index < *first)
+		*first = max(lo, f->index);
+	if (!is_large_folio(f) || f->index + folio_nr_pages(f) <= *last) {
+		f = xas_neighbour(&xas, *last);
+		if (xa_is_internal(f))
+			f = xas_load_at(&xas, *last);
+	}
+	if (is_large_folio(f))
+		*last = min(hi, f->index + folio_nr_pages(f) - 1);
+	rcu_read_unlock();
+}
+
+/*
  * [*@first, *@last] widened to the large folios at its ends, within the
  * VMA and the faulting page's table: what filemap_map_pages may map from
  * 6.18 (the folios inside the window are in it already).  A folio that
@@ -143,26 +217,19 @@ static __always_inline void widen_to_folios(struct vm_fault *vmf,
 	struct vm_area_struct *vma = vmf->vma;
 	unsigned long pi = (vmf->address >> PAGE_SHIFT) & (PTRS_PER_PTE - 1);
 	unsigned long lo, hi, vend = vma->vm_pgoff + vma_pages(vma) - 1;
-	struct folio *f;
 
 	/*
 	 * A mapping that never holds large folios looks nothing up.  Few
 	 * are left by 6.18: every tmpfs file (whatever its huge=) and most
-	 * ext4 and xfs files allow them, so nearly every call pays the two
-	 * lookups (280-340 instructions on 7.3 x86_64: make bench's u).
+	 * ext4 and xfs files allow them, so nearly every call pays the
+	 * lookups (make bench's u).
 	 */
 	if (!MMTUNE_MAPS_WHOLE_FOLIO || !vma->vm_file ||
 	    !mapping_large_folio_support(vma->vm_file->f_mapping))
 		return;
 	lo = vmf->pgoff - min(pi, vmf->pgoff - vma->vm_pgoff);
 	hi = vmf->pgoff + min(PTRS_PER_PTE - 1 - pi, vend - vmf->pgoff);
-	/* RCU (preemption is off): a folio freed meanwhile only bounds slots */
-	f = xa_load(&vma->vm_file->f_mapping->i_pages, *first);
-	if (f && !xa_is_value(f) && folio_test_large(f) && f->index < *first)
-		*first = max(lo, f->index);
-	f = xa_load(&vma->vm_file->f_mapping->i_pages, *last);
-	if (f && !xa_is_value(f) && folio_test_large(f))
-		*last = min(hi, f->index + folio_nr_pages(f) - 1);
+	widen_in(vma->vm_file->f_mapping, first, last, lo, hi);
 }
 
 /*

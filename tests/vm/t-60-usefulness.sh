@@ -321,6 +321,41 @@ if [ "$kmaj" -gt 6 ] || { [ "$kmaj" = 6 ] && [ "$kmin" -ge 18 ]; }; then
 		else
 			skip "whole folios at order 0" "no large folio in the tmpfs ($mf faults for $np pages)"
 		fi
+		# Order 4 with the mapping 8 pages off the folios: a window
+		# [64k - 8, 64k + 7] straddles two 64-page folios, each
+		# mapped whole, found at both of its ends (the last one's in
+		# the node of the first's lookup).  Every page read is
+		# faulted or pre-mapped.  A skewed folio crossing a page
+		# table's edge is mapped in the window alone: those windows
+		# leave pages to fault, none pre-mapped uncounted.  The
+		# probe's own start-up and exit fault its binary at order 4
+		# too: their pre-mapped pages, a run on a one-page file's,
+		# are taken off.
+		pwrite "comm=fphuge order=4\n" > /dev/null
+		m0=$(uf missed)
+		dd if=/dev/zero of="$WORK/huge/one" bs=4k count=1 status=none
+		FAULTPROBE_SKEW=8 "$FPH" "$WORK/huge/one" > /dev/null
+		# shellcheck disable=SC2046
+		set -- $(counts comm=fphuge)
+		p1=${1:-0}
+		FAULTPROBE_SKEW=8 "$FPH" "$WORK/huge/f" > "$WORK/r"
+		# shellcheck disable=SC2046 # the fields, split
+		set -- $(cat "$WORK/r")
+		np=${2:-0} mf=${4:-0}
+		# shellcheck disable=SC2046
+		set -- $(counts comm=fphuge)
+		p=$(( ${1:-0} - 2 * p1 )) dm=$(( $(uf missed) - m0 ))
+		echo "# order 4, skewed 8 pages: $np pages read, $mf faulted; prefaulted $p (the probe's own $p1 a run taken off), $dm calls missed"
+		if [ "$np" -gt 0 ] && [ "$mf" -lt $(( np / 16 )) ]; then
+			want=$(( np - mf ))
+			if [ "$p" -le "$want" ] && [ "$p" -ge $(( want - dm * 128 )) ]; then
+				ok "whole folios straddled by windows: every page not faulted counted pre-mapped: $p of $want"
+			else
+				fail "whole folios straddled by windows: $p pages counted pre-mapped, want $want ($dm calls missed)"
+			fi
+		else
+			skip "whole folios straddled by windows" "$mf faults for $np pages: folios not mapped whole"
+		fi
 		umount "$WORK/huge"
 	else
 		fail "tmpfs huge=within_size"

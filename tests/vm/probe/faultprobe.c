@@ -21,7 +21,9 @@
  * K.  With $FAULTPROBE_LIVE=N:MS it maps FILE N times (each at its own
  * aligned address, none unmapped) and reads them one after another, MS
  * milliseconds apart: a service that keeps faulting in mappings it
- * holds, judged while it lives.
+ * holds, judged while it lives.  With $FAULTPROBE_SKEW=K the mapping
+ * starts K pages past the aligned address: a window of fault-around's,
+ * aligned in the address space, then straddles the file's large folios.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -86,6 +88,7 @@ int main(int argc, char **argv)
 	struct loop l = { .psz = psz, .name = argc > 3 ? argv[3] : NULL,
 			  .stride = 1, .maps = 1 };
 	const char *live = getenv("FAULTPROBE_LIVE");
+	const char *skew = getenv("FAULTPROBE_SKEW");
 	unsigned int k;
 	pthread_t th;
 	struct rusage r0, r1;
@@ -116,6 +119,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	l.span = (st.st_size + align - 1) / align * align;
+	if (skew)
+		l.span += align;	/* room for the skew in each span */
 	res = mmap(NULL, l.span * l.maps + align, PROT_NONE,
 		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (res == MAP_FAILED) {
@@ -123,6 +128,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	base = ((uintptr_t)res + align - 1) & ~(uintptr_t)(align - 1);
+	if (skew)
+		base += strtoul(skew, NULL, 0) * psz;
 	for (k = 0; k < l.maps; k++) {
 		p = mmap((void *)(base + k * l.span), st.st_size, PROT_READ,
 			 MAP_SHARED | MAP_FIXED, fd, 0);
