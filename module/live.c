@@ -103,7 +103,7 @@ static unsigned int live_pick(struct live_pick *pk)
  * stopped.  The mmap lock is held by the caller.
  */
 static bool live_walk(struct mm_struct *mm, unsigned long *next, u64 *old,
-		      unsigned long *budget)
+		      unsigned long *budget, mmtune_live_skip_fn skip, void *arg)
 {
 	unsigned long addr = *next, stop, end;
 	struct vm_area_struct *vma;
@@ -111,7 +111,7 @@ static bool live_walk(struct mm_struct *mm, unsigned long *next, u64 *old,
 
 	while (*budget && (vma = find_vma(mm, addr))) {
 		addr = max(addr, vma->vm_start);
-		if (!mmtune_vma_judged(vma)) {
+		if (!mmtune_vma_judged(vma) || skip(vma, arg)) {
 			addr = vma->vm_end;
 			continue;
 		}
@@ -133,7 +133,8 @@ static bool live_walk(struct mm_struct *mm, unsigned long *next, u64 *old,
 
 /* One process's pass, or its part that @budget allows. */
 static void live_one(struct task_struct *t, unsigned long *budget,
-		     mmtune_live_credit_fn credit, void *arg)
+		     mmtune_live_credit_fn credit, mmtune_live_skip_fn skip,
+		     void *arg)
 {
 	struct mm_struct *mm = get_task_mm(t);
 	unsigned long next, age, id, before = *budget;
@@ -146,7 +147,7 @@ static void live_one(struct task_struct *t, unsigned long *budget,
 		if (!mmap_read_trylock(mm)) {
 			live_busy++;
 		} else {
-			done = live_walk(mm, &next, &old, budget);
+			done = live_walk(mm, &next, &old, budget, skip, arg);
 			mmap_read_unlock(mm);
 			live_slots += before - *budget;
 			if (mmtune_auto_live_pass(mm, next, old, done, &id,
@@ -161,10 +162,11 @@ static void live_one(struct task_struct *t, unsigned long *budget,
 
 /*
  * policy.c's poll, with auto rules and the usefulness measurement on:
- * a walk at most every LIVE_PERIOD, each finished pass's counts to
- * @credit.  Serialised by the caller (policy_lock).
+ * a walk at most every LIVE_PERIOD (of the mappings @skip does not
+ * name), each finished pass's counts to @credit.  Serialised by the caller (policy_lock).
  */
-void mmtune_live_poll(mmtune_live_credit_fn credit, void *arg)
+void mmtune_live_poll(mmtune_live_credit_fn credit, mmtune_live_skip_fn skip,
+		      void *arg)
 {
 	struct live_pick pk[LIVE_PICK];
 	unsigned long budget = LIVE_SLOTS;
@@ -178,7 +180,7 @@ void mmtune_live_poll(mmtune_live_credit_fn credit, void *arg)
 	n = live_pick(pk);
 	for (i = 0; i < n; i++) {
 		if (budget)
-			live_one(pk[i].task, &budget, credit, arg);
+			live_one(pk[i].task, &budget, credit, skip, arg);
 		put_task_struct(pk[i].task);
 	}
 	ns = local_clock() - t0;

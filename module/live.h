@@ -2,7 +2,8 @@
 /*
  * mmtune: the walk of live processes under order=auto rules (live.c),
  * at policy.c's poll.  Each finished pass's counts go to @credit, with
- * the auto rule's id (auto.h): policy.c adds them to that rule's.
+ * the auto rule's id (auto.h): policy.c adds them to that rule's.  The
+ * mappings @skip names are not walked.
  */
 #ifndef MMTUNE_LIVE_H
 #define MMTUNE_LIVE_H
@@ -10,10 +11,16 @@
 #include <linux/seq_file.h>
 #include <linux/types.h>
 
+struct vm_area_struct;
+
 typedef void (*mmtune_live_credit_fn)(unsigned long id, u64 p, u64 u,
 				      u64 runs, void *arg);
+/* Whether the walk leaves @vma out (its pages are not the auto rule's). */
+typedef bool (*mmtune_live_skip_fn)(const struct vm_area_struct *vma,
+				    void *arg);
 
-void mmtune_live_poll(mmtune_live_credit_fn credit, void *arg);
+void mmtune_live_poll(mmtune_live_credit_fn credit, mmtune_live_skip_fn skip,
+		      void *arg);
 void mmtune_live_info(struct seq_file *m);
 
 #endif /* MMTUNE_LIVE_H */

@@ -130,7 +130,7 @@ int mmtune_policy_sysfs(const char *what, char *buf);
 void mmtune_policy_window(const struct vm_fault *vmf, unsigned long *start,
 			  unsigned long *end);
 void mmtune_policy_prefaulted(struct mm_struct *mm, unsigned int n);
-void mmtune_policy_untouched(struct mm_struct *mm, unsigned long n);
+void mmtune_policy_untouched(struct vm_area_struct *vma, unsigned long n);
 
 /* usefulness.c: fault-around's pre-mapped pages touched, a user of hooks.h. */
 extern const struct mmtune_feature mmtune_usefulness_feature;

@@ -52,6 +52,7 @@
 #include <linux/fs.h>
 #include <linux/hash.h>
 #include <linux/kernel.h>
+#include <linux/magic.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
@@ -133,58 +134,134 @@ static __always_inline unsigned int rule_order(const struct policy_rule *r)
 }
 
 /*
+ * Whether @r's task key matches the current task, whose process's name is
+ * @comm and whose cgroup is *@cg (NULL: looked up here if a cgroup= rule
+ * needs it).
+ */
+static __always_inline bool task_match(const struct policy_rule *r,
+				       const u64 *comm, struct cgroup **cg)
+{
+	switch (r->kind) {
+	case RULE_COMM:
+		return r->comm[0] == comm[0] && r->comm[1] == comm[1];
+	case RULE_PID:
+		return task_tgid(current) == r->pid;
+	case RULE_CGROUP:
+		if (!*cg)
+			*cg = task_dfl_cgroup(current);
+		return cgroup_is_descendant(*cg, READ_ONCE(r->cgrp));
+	case RULE_ANY:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Whether a file mapping @vma is on tmpfs: shmem, memfd, SysV or POSIX */
+static __always_inline bool vma_on_tmpfs(const struct vm_area_struct *vma)
+{
+	return file_inode(vma->vm_file)->i_sb->s_magic == TMPFS_MAGIC;
+}
+
+/*
+ * Whether @r's mapping keys match @vma (fault-around's: a file mapping).
+ * The file is its inode, the mapped one (an overlayfs file's real inode).
+ */
+static __always_inline bool map_match(const struct policy_rule *r,
+				      const struct vm_area_struct *vma)
+{
+	if (r->inode && file_inode(vma->vm_file) != r->inode)
+		return false;
+	if (r->madv_random && !(vma->vm_flags & VM_RAND_READ))
+		return false;
+	switch (r->vma) {
+	case VMA_EXEC:
+		return vma->vm_flags & VM_EXEC;
+	case VMA_DATA:
+		return !(vma->vm_flags & VM_EXEC) && !vma_on_tmpfs(vma);
+	case VMA_SHMEM:
+		return vma_on_tmpfs(vma);
+	default:
+		return true;
+	}
+}
+
+/* BIT(i) for each rule i of @set whose task key matches the current task */
+static __always_inline u32 task_mask(const struct policy_set *set,
+				     const u64 *comm, struct cgroup *cg)
+{
+	unsigned int i;
+	u32 mask = 0;
+
+	for (i = 0; i < set->nr; i++)
+		if (task_match(&set->rule[i], comm, &cg))
+			mask |= BIT(i);
+	return mask;
+}
+
+/*
+ * Index of the first rule of @set in @mask whose mapping keys match @vma
+ * (a rule without any matches), or set->nr.
+ */
+static __always_inline unsigned int first_of(const struct policy_set *set,
+					     u32 mask,
+					     const struct vm_area_struct *vma)
+{
+	unsigned int i;
+
+	for (; mask; mask &= mask - 1) {
+		i = __ffs(mask);
+		if (!set->rule[i].has_map || (vma && map_match(&set->rule[i], vma)))
+			return i;
+	}
+	return set->nr;
+}
+
+/*
  * Index of the first rule of @set matching the current task, whose
- * process's name is @comm and whose cgroup is @cg (NULL: looked up if a
- * cgroup= rule needs it), or set->nr.
+ * process's name is @comm, and @vma (NULL: a rule with mapping keys
+ * matches no mapping), or set->nr.  The walk of small sets.
  */
 static __always_inline unsigned int match(const struct policy_set *set,
-					  const u64 *comm, struct cgroup *cg)
+					  const u64 *comm,
+					  const struct vm_area_struct *vma)
 {
-	struct task_struct *t = current;
+	struct cgroup *cg = NULL;
 	unsigned int i;
 
 	for (i = 0; i < set->nr; i++) {
 		const struct policy_rule *r = &set->rule[i];
 
-		switch (r->kind) {
-		case RULE_COMM:
-			if (r->comm[0] == comm[0] && r->comm[1] == comm[1])
-				return i;
-			break;
-		case RULE_PID:
-			if (task_tgid(t) == r->pid)
-				return i;
-			break;
-		case RULE_CGROUP:
-			if (!cg)
-				cg = task_dfl_cgroup(t);
-			if (cgroup_is_descendant(cg, READ_ONCE(r->cgrp)))
-				return i;
-			break;
-		default:
-			break;
-		}
+		if (task_match(r, comm, &cg) &&
+		    (!r->has_map || (vma && map_match(r, vma))))
+			return i;
 	}
 	return i;
 }
 
 /*
- * The match cache.  Which rule a task matches depends on its process's
- * name, its thread group, its cgroup and the rule set, and none of them
- * changes from one fault to the next of a running service.  The answer
- * is kept per CPU, a few entries hashed by thread group, under those
- * inputs: a fault that finds them unchanged takes the rule without
- * walking the set (32 rules cost what 3 do).  The cgroup is keyed by its
- * id, never reused, not by its address.  Each set has a cache of its own
- * (a new set starts empty) and a generation that cgroup= rules following
- * their path change (cgroup_follow_locked).  Sets of MATCH_DIRECT rules
- * or fewer walk: that is as cheap as a lookup.  Preemption is off in
- * every caller, so an entry is this CPU's alone.
+ * The match cache.  Which rules' task keys match a task depends on its
+ * process's name, its thread group, its cgroup and the rule set, and none
+ * of them changes from one fault to the next of a running service.  The
+ * answer, those rules as a mask, is kept per CPU, a few entries hashed by
+ * thread group, under those inputs: a fault that finds them unchanged
+ * walks no rule but the mask's rules with mapping keys (file=, vma=,
+ * madv=: the fault's mapping is no key of the cache), and none in a set
+ * without such keys (32 rules cost what 3 do).  The cgroup is keyed by
+ * its id, never reused, not by its address.  Each set has a cache of its
+ * own (a new set starts empty) and a generation that cgroup= rules
+ * following their path change (cgroup_follow_locked).  Sets of
+ * MATCH_DIRECT rules or fewer walk: that is as cheap as a lookup.
+ * Preemption is off in every caller, so an entry is this CPU's alone.
  */
 #define MATCH_DIRECT	2
 
-/* Index of the first rule of @set matching the current task, or set->nr. */
-static __always_inline unsigned int match_cached(const struct policy_set *set)
+/*
+ * Index of the first rule of @set matching the current task and @vma (see
+ * match()), or set->nr.
+ */
+static __always_inline unsigned int match_cached(const struct policy_set *set,
+						 const struct vm_area_struct *vma)
 {
 	struct task_struct *t = current;
 	const struct pid *tgid;
@@ -203,7 +280,7 @@ static __always_inline unsigned int match_cached(const struct policy_set *set)
 	 */
 	memcpy(comm, READ_ONCE(t->group_leader)->comm, sizeof(comm));
 	if (set->nr <= MATCH_DIRECT)
-		return match(set, comm, NULL);
+		return match(set, comm, vma);
 	if (set->nr_cgroup) {
 		cg = task_dfl_cgroup(t);
 		cgid = cgroup_id(cg);
@@ -217,16 +294,20 @@ static __always_inline unsigned int match_cached(const struct policy_set *set)
 	gen = READ_ONCE(set->gen);
 	tgid = task_tgid(t);
 	e = &this_cpu_ptr(set->cache)->ent[hash_ptr(tgid, POLICY_MATCH_BITS)];
-	if (e->gen == gen && e->tgid == tgid && e->cgid == cgid &&
-	    e->comm[0] == comm[0] && e->comm[1] == comm[1])
+	if (e->gen != gen || e->tgid != tgid || e->cgid != cgid ||
+	    e->comm[0] != comm[0] || e->comm[1] != comm[1]) {
+		e->mask = task_mask(set, comm, cg);
+		e->idx = e->mask ? __ffs(e->mask) : set->nr;
+		e->gen = gen;
+		e->tgid = tgid;
+		e->cgid = cgid;
+		e->comm[0] = comm[0];
+		e->comm[1] = comm[1];
+	}
+	/* the mapping is no key of the cache: its rules' keys, each call */
+	if (likely(!set->nr_map))
 		return e->idx;
-	e->idx = match(set, comm, cg);
-	e->gen = gen;
-	e->tgid = tgid;
-	e->cgid = cgid;
-	e->comm[0] = comm[0];
-	e->comm[1] = comm[1];
-	return e->idx;
+	return first_of(set, e->mask, vma);
 }
 
 /*
@@ -272,7 +353,7 @@ static void notrace policy_fault_around(struct mmtune_hook_call *c)
 	set = rcu_dereference_sched(policy);
 	if (!set || !vmf)
 		return;
-	idx = match_cached(set);
+	idx = match_cached(set, vmf->vma);
 	order = idx < set->nr ? rule_order(&set->rule[idx]) :
 		READ_ONCE(mmtune_fa_base);
 	this_cpu_inc(set->ctr[idx].hits);
@@ -303,7 +384,7 @@ void notrace mmtune_policy_window(const struct vm_fault *vmf,
 
 	if (!set)
 		return;
-	idx = match_cached(set);
+	idx = match_cached(set, vmf->vma);
 	narrow(vmf, idx < set->nr ? rule_order(&set->rule[idx]) :
 	       READ_ONCE(mmtune_fa_base), start, end);
 }
@@ -367,10 +448,32 @@ static void notrace auto_credit(struct policy_set *set, unsigned long id,
 }
 
 /*
- * @n untouched pages in a zap of @mm (also 0: an auto rule learns at its
- * processes' exit and at live.c's passes, see auto.c).
+ * Whether a rule of @set with mapping keys takes @vma: its pages are that
+ * rule's, never an auto rule's (auto.c counts per process), so neither
+ * live.c's walk nor a zap hands them to one.  The process key is not
+ * looked at (the walked process is not the current task): a mapping
+ * that another process's rule names is left out too, less to learn
+ * from, nothing counted wrong.
  */
-void notrace mmtune_policy_untouched(struct mm_struct *mm, unsigned long n)
+static bool notrace mapped_by_map_rule(const struct vm_area_struct *vma,
+				       void *arg)
+{
+	const struct policy_set *set = arg;
+	unsigned int i;
+
+	for (i = 0; set->nr_map && i < set->nr; i++)
+		if (set->rule[i].has_map && map_match(&set->rule[i], vma))
+			return true;
+	return false;
+}
+
+/*
+ * @n untouched pages in a zap of the file mapping @vma (also 0: an auto
+ * rule learns at its processes' exit and at live.c's passes, see auto.c),
+ * for the rule the unmapping task and @vma match.
+ */
+void notrace mmtune_policy_untouched(struct vm_area_struct *vma,
+				     unsigned long n)
 {
 	struct policy_set *set = rcu_dereference_sched(policy);
 	unsigned long id;
@@ -379,8 +482,11 @@ void notrace mmtune_policy_untouched(struct mm_struct *mm, unsigned long n)
 	if (!set)
 		return;
 	if (n)
-		this_cpu_add(set->ctr[match_cached(set)].untouched, n);
-	if (set->nr_auto && mmtune_auto_unmapped(mm, n, &id, &p, &u, &runs))
+		this_cpu_add(set->ctr[match_cached(set, vma)].untouched, n);
+	if (set->nr_auto && mapped_by_map_rule(vma, set))
+		n = 0;
+	if (set->nr_auto &&
+	    mmtune_auto_unmapped(vma->vm_mm, n, &id, &p, &u, &runs))
 		auto_credit(set, id, p, u, runs);
 }
 
@@ -681,7 +787,7 @@ static void policy_poll(struct work_struct *work)
 	if (set) {
 		mmtune_fa_sync();
 		if (set->nr_auto && mmtune_useful_enabled())
-			mmtune_live_poll(live_credit, set);
+			mmtune_live_poll(live_credit, mapped_by_map_rule, set);
 		auto_judge_locked(set);
 		waiting = cgroup_follow_locked(set);
 	}
@@ -904,7 +1010,7 @@ static int edit_add(struct policy_set *set, const struct policy_set *cur,
 static int policy_edit_locked(const struct policy_set *cur,
 			      const struct policy_edit *e)
 {
-	char match[POLICY_PATH_MAX + 32];
+	char match[POLICY_MATCH_MAX];
 	const char *drop = e->drop;
 	struct policy_set *set;
 	unsigned int i;
@@ -978,8 +1084,9 @@ static int policy_param_apply_locked(char *val)
 		e.front = verb[1] == 'i';
 		break;
 	case 'r':			/* drop MATCH: every rule of that match */
-		if (!*text || strpbrk(text, " \t\n"))
-			return -EINVAL;
+		if (!*text || strchr(text, '\n') || strchr(text, '\t') ||
+		    strstr(text, "  "))
+			return -EINVAL;	/* the keys as a read shows them */
 		e.drop = text;
 		break;
 	default:			/* del N */

@@ -18,6 +18,8 @@
 #define POLICY_MAX_RULES	32
 #define POLICY_WRITE_MAX	16384	/* 32 rules with 255-byte cgroup paths */
 #define POLICY_PATH_MAX		256
+/* a rule's match as text: a cgroup path, a file path and the short keys */
+#define POLICY_MATCH_MAX	(2 * POLICY_PATH_MAX + 64)
 #define POLICY_POLL		HZ	/* how often the kernel's size is checked */
 #define POLICY_POLL_REMOVED	(HZ / 10) /* while a rule's cgroup is gone */
 
@@ -26,6 +28,15 @@ enum rule_kind {
 	RULE_COMM,
 	RULE_PID,
 	RULE_CGROUP,
+	RULE_ANY,		/* every task: mapping keys only */
+};
+
+/* vma=: which mappings (policy.c's map_match) */
+enum rule_vma {
+	VMA_ANY,
+	VMA_EXEC,		/* executable: program and library text */
+	VMA_DATA,		/* not executable, not tmpfs */
+	VMA_SHMEM,		/* tmpfs, memfd, SysV and POSIX shared memory */
 };
 
 #define COMM_WORDS	(TASK_COMM_LEN / sizeof(u64))
@@ -43,6 +54,12 @@ struct policy_rule {
 	char *path;			/* cgroup: as written */
 	char *abs;			/* cgroup: from the real root */
 	bool removed;			/* cgroup: gone, none at its path yet */
+	/* the mapping keys, which must match too (policy.c's map_match) */
+	bool has_map;			/* any of them given */
+	struct inode *inode;		/* file=: a reference; NULL: none */
+	char *file;			/* file=: as written */
+	enum rule_vma vma;		/* vma= */
+	bool madv_random;		/* madv=random */
 };
 
 struct policy_ctr {
@@ -69,7 +86,8 @@ struct policy_match_ent {
 	const struct pid *tgid;
 	u64 cgid;
 	unsigned long gen;
-	unsigned int idx;
+	u32 mask;			/* BIT(i): rule i's task key matches */
+	unsigned int idx;		/* the first of @mask, or the set's nr */
 };
 
 struct policy_match {
@@ -81,6 +99,7 @@ struct policy_set {
 	unsigned int max_order;		/* largest order of a rule */
 	unsigned int nr_auto;		/* rules with order=auto */
 	unsigned int nr_cgroup;		/* cgroup= rules */
+	unsigned int nr_map;		/* rules with mapping keys */
 	unsigned long gen;		/* of its match cache; READ_ONCE() */
 	struct policy_ctr __percpu *ctr; /* [0, nr): rules, [nr]: no match */
 	struct policy_match __percpu *cache; /* policy.c's match cache */

@@ -8,7 +8,10 @@
  * are docs/policy.md's; policy.c installs the sets and runs them.
  */
 #include <linux/cgroup.h>
+#include <linux/dcache.h>
+#include <linux/fs.h>
 #include <linux/kernel.h>
+#include <linux/namei.h>
 #include <linux/overflow.h>
 #include <linux/pid.h>
 #include <linux/rcupdate.h>
@@ -38,6 +41,11 @@ void policy_rule_free(struct policy_rule *r)
 	}
 	kfree(r->path);
 	kfree(r->abs);
+	if (r->inode)
+		iput(r->inode);
+	kfree(r->file);
+	r->inode = NULL;
+	r->file = NULL;
 	r->kind = RULE_NONE;
 }
 
@@ -225,7 +233,114 @@ static int parse_cgroup(const char *val, struct policy_rule *r,
 	return r->abs ? 0 : -ENOMEM;
 }
 
-/* One rule: "KEY=VALUE order=N" in any order, blanks between. */
+/*
+ * The inode of a file= rule of the current set @cur written as @file
+ * whose file is deleted, or NULL: writing back what a read gave keeps
+ * such a rule on the inode it holds (it matches only mappings still of
+ * that inode), as an exited pid= rule keeps its process.
+ */
+static struct inode *kept_inode(const struct policy_set *cur, const char *file)
+{
+	unsigned int i;
+
+	for (i = 0; cur && i < cur->nr; i++) {
+		const struct policy_rule *c = &cur->rule[i];
+
+		if (c->file && c->inode && !c->inode->i_nlink &&
+		    !strcmp(c->file, file))
+			return c->inode;
+	}
+	return NULL;
+}
+
+/*
+ * file=PATH: the inode the path names now, held (a file replaced at the
+ * path, as a package update does, is another inode: write the rule
+ * again).  The real inode under overlayfs, the one its mappings map.
+ */
+static int parse_file(const char *val, struct policy_rule *r,
+		      unsigned int line, const struct policy_set *cur)
+{
+	struct path path;
+	struct inode *inode;
+	int ret;
+
+	if (r->file)
+		return policy_reject(line, "file= given twice");
+	if (val[0] != '/' || strlen(val) >= POLICY_PATH_MAX)
+		return policy_reject(line, "file '%s': want an absolute path", val);
+	r->file = kstrdup(val, GFP_KERNEL);
+	if (!r->file)
+		return -ENOMEM;
+	ret = kern_path(val, LOOKUP_FOLLOW, &path);
+	if (ret) {
+		inode = ret == -ENOENT ? kept_inode(cur, val) : NULL;
+		if (inode) {
+			ihold(inode);
+			r->inode = inode;
+			return 0;
+		}
+		pr_info_ratelimited("policy: line %u: file %s: %d\n", line, val, ret);
+		return ret;
+	}
+	inode = d_real_inode(path.dentry);
+	if (!S_ISREG(inode->i_mode)) {
+		path_put(&path);
+		return policy_reject(line, "file %s: not a regular file", val);
+	}
+	ihold(inode);
+	path_put(&path);
+	r->inode = inode;
+	return 0;
+}
+
+/* vma='s values, as written and shown */
+static const char *const vma_names[] = {
+	[VMA_EXEC] = "exec", [VMA_DATA] = "data", [VMA_SHMEM] = "shmem",
+};
+
+static int parse_vma(const char *val, struct policy_rule *r,
+		     unsigned int line)
+{
+	int i;
+
+	if (r->vma != VMA_ANY)
+		return policy_reject(line, "vma= given twice");
+	for (i = VMA_EXEC; i <= VMA_SHMEM; i++) {
+		if (!strcmp(val, vma_names[i])) {
+			r->vma = i;
+			return 0;
+		}
+	}
+	return policy_reject(line, "vma '%s': want exec, data or shmem", val);
+}
+
+/* A mapping key (file=, vma=, madv=), or 1 if @key is none. */
+static int parse_map_key(const char *key, const char *val,
+			 struct policy_rule *r, unsigned int line,
+			 const struct policy_set *cur)
+{
+	int ret;
+
+	if (!strcmp(key, "file")) {
+		ret = parse_file(val, r, line, cur);
+	} else if (!strcmp(key, "vma")) {
+		ret = parse_vma(val, r, line);
+	} else if (!strcmp(key, "madv")) {
+		if (r->madv_random)
+			return policy_reject(line, "madv= given twice");
+		if (strcmp(val, "random"))
+			return policy_reject(line, "madv '%s': want random", val);
+		r->madv_random = true;
+		ret = 0;
+	} else {
+		return 1;
+	}
+	r->has_map = true;
+	return ret;
+}
+
+/* One rule: "KEY=VALUE ... order=N" in any order, blanks between. */
 int policy_parse_rule(char *text, struct policy_rule *r, unsigned int line,
 		      const struct policy_set *cur)
 {
@@ -251,6 +366,12 @@ int policy_parse_rule(char *text, struct policy_rule *r, unsigned int line,
 			have_order = true;
 			continue;
 		}
+		ret = parse_map_key(tok, val, r, line, cur);
+		if (ret <= 0) {
+			if (ret)
+				return ret;
+			continue;
+		}
 		if (strcmp(tok, "comm") && strcmp(tok, "pid") &&
 		    strcmp(tok, "cgroup"))
 			return policy_reject(line, "unknown key '%s'", tok);
@@ -265,10 +386,15 @@ int policy_parse_rule(char *text, struct policy_rule *r, unsigned int line,
 		if (ret)
 			return ret;
 	}
+	if (r->kind == RULE_NONE && !r->has_map)
+		return policy_reject(line, "no comm=, pid=, cgroup=, file=, vma= or madv=");
 	if (r->kind == RULE_NONE)
-		return policy_reject(line, "no comm=, pid= or cgroup=");
+		r->kind = RULE_ANY;
 	if (!have_order)
 		return policy_reject(line, "no order=");
+	/* auto.c keeps a process's counts for one rule: not per mapping */
+	if (r->is_auto && r->has_map)
+		return policy_reject(line, "order=auto with file=, vma= or madv=: not supported");
 	return 0;
 }
 
@@ -279,6 +405,8 @@ void policy_set_account(struct policy_set *set, const struct policy_rule *r)
 		set->nr_auto++;
 	if (r->kind == RULE_CGROUP)
 		set->nr_cgroup++;
+	if (r->has_map)
+		set->nr_map++;
 	set->max_order = max(set->max_order, r->is_auto ?
 			     mmtune_max_order() : r->order);
 }
@@ -324,7 +452,24 @@ int policy_parse_set(char *buf, struct policy_set *set,
 	return 0;
 }
 
-/* The rule as it is written, without a newline. */
+/* @r's mapping keys, each after a blank unless it is the first key */
+static void policy_show_map_keys(struct seq_file *m, const struct policy_rule *r)
+{
+	const char *sep = r->kind == RULE_ANY ? "" : " ";
+
+	if (r->file) {
+		seq_printf(m, "%sfile=%s", sep, r->file);
+		sep = " ";
+	}
+	if (r->vma != VMA_ANY) {
+		seq_printf(m, "%svma=%s", sep, vma_names[r->vma]);
+		sep = " ";
+	}
+	if (r->madv_random)
+		seq_printf(m, "%smadv=random", sep);
+}
+
+/* The rule as it is written (task key first), without a newline. */
 void policy_show_rule_text(struct seq_file *m, const struct policy_rule *r)
 {
 	switch (r->kind) {
@@ -340,6 +485,7 @@ void policy_show_rule_text(struct seq_file *m, const struct policy_rule *r)
 	default:
 		break;
 	}
+	policy_show_map_keys(m, r);
 	if (r->is_auto)
 		seq_puts(m, " order=auto");
 	else
@@ -351,7 +497,7 @@ void policy_show_rule(struct seq_file *m, const struct policy_rule *r)
 	policy_show_rule_text(m, r);
 	seq_printf(m, " #%s", r->kind == RULE_PID && policy_pid_exited(r->pid) ?
 		   " exited" : r->kind == RULE_CGROUP && r->removed ?
-		   " removed" : "");
+		   " removed" : r->inode && !r->inode->i_nlink ? " deleted" : "");
 }
 
 /* @dst as a copy of @src, with references of its own */
@@ -360,6 +506,8 @@ int policy_rule_dup(struct policy_rule *dst, const struct policy_rule *src)
 	*dst = *src;
 	dst->path = NULL;
 	dst->abs = NULL;
+	dst->file = NULL;
+	dst->inode = NULL;	/* held below: an early return puts none */
 	switch (src->kind) {
 	case RULE_PID:
 		get_pid(src->pid);
@@ -373,6 +521,15 @@ int policy_rule_dup(struct policy_rule *dst, const struct policy_rule *src)
 		break;
 	default:
 		break;
+	}
+	if (src->inode) {
+		ihold(src->inode);
+		dst->inode = src->inode;
+	}
+	if (src->file) {
+		dst->file = kstrdup(src->file, GFP_KERNEL);
+		if (!dst->file)
+			return -ENOMEM;	/* policy_rule_free() takes it back */
 	}
 	return 0;
 }
@@ -396,7 +553,7 @@ void policy_rule_match(const struct policy_rule *r, char *buf, size_t len)
 
 bool policy_rule_is(const struct policy_rule *r, const char *match)
 {
-	char buf[POLICY_PATH_MAX + 32];
+	char buf[POLICY_MATCH_MAX];
 
 	policy_rule_match(r, buf, sizeof(buf));
 	return buf[0] && !strcmp(buf, match);

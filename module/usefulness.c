@@ -507,7 +507,7 @@ static void notrace zap_cb(struct mmtune_hook_call *c)
 	}
 	this_cpu_add(useful_pcpu->untouched, n);
 	this_cpu_inc(useful_pcpu->zaps);
-	mmtune_policy_untouched(vma->vm_mm, n);	/* also 0: see auto.c */
+	mmtune_policy_untouched(vma, n);	/* also 0: see auto.c */
 }
 
 /*

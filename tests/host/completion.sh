@@ -38,13 +38,14 @@ completion_host() {
 	c=$(comp mmtunectl policy "")
 	[ "$c" = "show set add del clear load --json --help" ] && ok "completion: policy subcommands" || fail "completion: policy: '$c'"
 	c=$(comp mmtunectl policy set "")
-	[ "$c" = "comm= pid= cgroup=" ] && ok "completion: policy set offers matches" || fail "completion: policy set: '$c'"
+	[ "$c" = "comm= pid= cgroup= file= vma= madv=" ] && ok "completion: policy set offers the keys" || fail "completion: policy set: '$c'"
 	c=$(comp mmtunectl policy set co)
 	expect_line "completion: policy set co: comm=, no space" "mmtunectl policy set comm="
 	# readline ends a word at '=': comm=foo is three of its words
 	c=$(comp mmtunectl policy set comm=foo "")
-	[ "$c" = "order=" ] && ok "completion: policy set: order= after a match" || fail "completion: policy set comm=foo: '$c'"
-	expect_line "completion: policy set comm=foo: line ends in order=" "mmtunectl policy set comm=foo order="
+	[ "$c" = "order= file= vma= madv=" ] && ok "completion: policy set: order= and the mapping keys after a key" || fail "completion: policy set comm=foo: '$c'"
+	c=$(comp mmtunectl policy set comm=foo vma=s)
+	expect_line "completion: policy set vma=s: vma=shmem" "mmtunectl policy set comm=foo vma=shmem "
 	c=$(comp mmtunectl policy set pid=12 o)
 	expect_line "completion: policy set pid=12 o: order=" "mmtunectl policy set pid=12 order="
 	c=$(comp mmtunectl policy add comm=foo order=)
@@ -55,11 +56,11 @@ completion_host() {
 	c=$(comp mmtunectl policy set comm=foo order=a)
 	expect_line "completion: policy order=a: order=auto, once" "mmtunectl policy set comm=foo order=auto "
 	c=$(comp mmtunectl policy set comm=foo order=auto "")
-	[ "$c" = "comm= pid= cgroup=" ] && ok "completion: policy set: a next rule after order=auto" || fail "completion: policy set after an auto rule: '$c'"
+	[ "$c" = "comm= pid= cgroup= file= vma= madv=" ] && ok "completion: policy set: a next rule after order=auto" || fail "completion: policy set after an auto rule: '$c'"
 	c=$(comp mmtunectl policy set comm=foo order=$max "")
-	[ "$c" = "comm= pid= cgroup=" ] && ok "completion: policy set: a next rule after order=$max" || fail "completion: policy set after a rule: '$c'"
+	[ "$c" = "comm= pid= cgroup= file= vma= madv=" ] && ok "completion: policy set: a next rule after order=$max" || fail "completion: policy set after a rule: '$c'"
 	c=$(comp mmtunectl policy del "")
-	[ "$c" = "comm= pid= cgroup=" ] && ok "completion: policy del offers matches" || fail "completion: policy del: '$c'"
+	[ "$c" = "comm= pid= cgroup= file= vma= madv=" ] && ok "completion: policy del offers the keys" || fail "completion: policy del: '$c'"
 	c=$(comp mmtunectl tune --)
 	[ "$c" = "--orders --repeat --apply --apply-comm --verbose --json --help --" ] && ok "completion: tune options" || fail "completion: tune: '$c'"
 	c=$(comp mmtunectl run --)

@@ -584,7 +584,24 @@ suite_policy_auto() {
 	t_json "policy auto: --json: useful_pct null before a judgement" \
 		'd["rules"][2]["auto"] == {"order": 4, "raised": 0, "lowered": 0, "learned": 0, "useful_pct": None} and d["rules"][2]["pages"] is None'
 	t_json "policy auto: --json: other rules unchanged" \
-		'd["rules"][0] == {"match": "comm", "value": "keep", "order": 3, "hits": 1, "pages": None, "exited": False}'
+		'd["rules"][0] == {"match": "comm", "value": "keep", "keys": {"comm": "keep"}, "order": 3, "hits": 1, "pages": None, "exited": False}'
+	# a rule of several keys: match and value its first, keys all of them
+	printf '# rules 1/32\n# kernel order=9\n# default order=4 hits=5 pages=-\ncomm=pg file=/srv/a.idx madv=random order=0 # hits=3 pages=-\n' >"$pol"
+	run "$CTL" policy show --json
+	t_json "policy: --json: a rule of mapping keys" \
+		'd["rules"][0]["match"] == "comm" and d["rules"][0]["value"] == "pg" and d["rules"][0]["keys"] == {"comm": "pg", "file": "/srv/a.idx", "madv": "random"} and d["rules"][0]["order"] == 0'
+	run "$CTL" policy show
+	t_grep "policy: show: a rule of mapping keys as one match" out '^comm=pg file=/srv/a\.idx madv=random +order=0 +# +3 +-$'
+	# keys until order=, in the module's order; refusals exit 2, nothing written
+	t_rc "policy: set, keys until order=" 0 "$CTL" policy set "madv=random" "comm=x" "order=0" "vma=exec order=1"
+	t_file "policy: set: keys in the module's order, two rules" "$pol" "$(printf 'comm=x madv=random order=0\nvma=exec order=1')"
+	cp "$FIX/policy-auto.txt" "$pol"
+	for bad in "comm=a comm=b order=1" "comm=a pid=1 order=1" "madv=seq order=0" "vma=heap order=0" \
+		"file=/nonexistent/x order=0" "file=$T order=0" "file=$pol order=auto" "vma=exec vma=data order=0" \
+		"madv=random order=auto"; do
+		t_rc "policy: set '$bad': exit 2" 2 "$CTL" policy set "$bad"
+	done
+	t_file "policy: mapping key refusals: nothing written" "$pol" "$(cat "$FIX/policy-auto.txt")"
 	printf '# rules 1/32\n# kernel order=9\n# default order=4 hits=5 pages=-\npid=1 order=auto # exited hits=7 pages=- auto_order=0 raised=0 lowered=4 learned=4096 useful=100.0%%\n' >"$pol"
 	run "$CTL" policy show --json
 	t_json "policy auto: --json: an exited pid rule" \

@@ -84,8 +84,8 @@ static void print_prule(const struct mmt_prule *r)
 	t[1] = ctr(b[1], sizeof(b[1]), r->has_pages, r->pages);
 	for (i = 0; i < MMT_PA_NR; i++)
 		t[2 + i] = ctr(b[2 + i], sizeof(b[2 + i]), r->au_seen & 1 << i, r->au[i]);
-	printf("%s order=%s hits=%s pages=%s%s", r->match[0] ? r->match : "(no rule)", r->order,
-	       t[0], t[1], r->exited ? " exited" : "");
+	printf("%s order=%s hits=%s pages=%s%s%s", r->match[0] ? r->match : "(no rule)", r->order,
+	       t[0], t[1], r->exited ? " exited" : "", mmt_prule_maps(r) ? " maps" : "");
 	if (r->has_prefaulted || r->has_untouched)
 		printf(" prefaulted=%s untouched=%s",
 		       ctr(pu[0], sizeof(pu[0]), r->has_prefaulted, r->prefaulted),

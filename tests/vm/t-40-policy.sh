@@ -261,6 +261,117 @@ else
 	fail "no cgroup2 at $CGR for the cgroup move"
 fi
 
+# --- 5c. mapping keys: file=, vma=, madv=, alone and with a task key
+sect "5c. file=, vma= and madv= rules: per mapping, all keys must match"
+# fpolicy0 reads one file, faultprobe another, at the same time: only the
+# file= rule's file is read at its order
+check "file=$F order=0" pwrite "file=$F order=0"
+expect_eq "file= reads back" "$(rules)" "file=$F order=0"
+"$FP" "$F" > "$WORK/m" & a=$!
+"$FPM" "$FU" > "$WORK/u" & b=$!
+wait $a $b
+within "file=: its file at order 0, whoever reads it" "$(minflt "$WORK/m")" "$PAGES" 2
+within "file=: another file, at the same time, at the default" "$(minflt "$WORK/u")" $((PAGES >> DEF)) 5
+within "file= rule's hits = its faults" "$(ctr "file=$F" hits)" "$PAGES" 2 16
+check "comm=fpolicy0 file=$F order=0" pwrite "comm=fpolicy0 file=$F order=0"
+expect_eq "task key first as read" "$(rules)" "comm=fpolicy0 file=$F order=0"
+"$FP" "$F" > "$WORK/m"
+within "comm= and file=: another process on the file at the default" "$(minflt "$WORK/m")" $((PAGES >> DEF)) 5
+"$FPM" "$FU" > "$WORK/m"
+within "comm= and file=: the process on another file at the default" "$(minflt "$WORK/m")" $((PAGES >> DEF)) 5
+"$FPM" "$F" > "$WORK/m"
+within "comm= and file=: the process on the file at order 0" "$(minflt "$WORK/m")" "$PAGES" 2
+# 3 rules or more: the match cache keeps the task keys, the mapping is
+# looked at each fault (a cache answer per process would be wrong here)
+check "3 rules: comm=fpolicy0 file= first" pwrite "comm=mmt-pad1 order=1\ncomm=fpolicy0 file=$F order=0\ncomm=fpolicy0 order=1"
+"$FPM" "$F" > "$WORK/m" && "$FPM" "$FU" > "$WORK/u"
+within "cached, the file= rule's file: order 0" "$(minflt "$WORK/m")" "$PAGES" 2
+within "cached, the same process's other file: the next rule, order 1" "$(minflt "$WORK/u")" $((PAGES >> 1)) 2
+# vma=: the files are on tmpfs (shmem)
+check "vma=data order=0" pwrite "vma=data order=0\nvma=shmem order=1"
+"$FP" "$F" > "$WORK/m"
+within "vma=data does not take a tmpfs file; vma=shmem does (order 1)" "$(minflt "$WORK/m")" $((PAGES >> 1)) 2
+# vma=data takes a file of another file system (the tree: 9p under make
+# check, the initramfs's in the matrix) to order 0; faults: minor + major
+# shellcheck disable=SC2046 # the fields, split
+flt() { set -- $(cat "$1"); echo $(( $4 + $6 )); }
+FD="" FT=""
+for c in "$MMT_TOP/module/mmtune.ko" "$MMT_TOP/userspace/mmtunectl"; do
+	FT=$(stat -f -c %T "$c" 2>/dev/null) && [ "$FT" != tmpfs ] && { FD=$c; break; }
+done
+if [ -n "$FD" ]; then
+	# first without the rule: a file system where fault-around maps
+	# nothing (the 9p of make check's guests) shows no rule's effect
+	check "vma=exec order=0" pwrite "vma=exec order=0"
+	"$FP" "$FD" > /dev/null	# its page cache
+	"$FP" "$FD" > "$WORK/u"
+	dp=$(sed -n 's/^pages \([0-9]*\).*/\1/p' "$WORK/u")
+	if [ "$(flt "$WORK/u")" -lt $(( dp / 2 )) ]; then
+		check "vma=data order=0" pwrite "vma=data order=0"
+		"$FP" "$FD" > "$WORK/m"
+		within "vma=data: a $FT file at order 0, at the default under vma=exec ($(flt "$WORK/u"))" \
+			"$(flt "$WORK/m")" "$dp" 2 16
+	else
+		skip "vma=data on $FT" "$(flt "$WORK/u") faults for $dp pages at the default: no fault-around there"
+	fi
+else
+	skip "vma=data on another file system" "the tree and the tools are on tmpfs here"
+fi
+check "vma=exec order=0" pwrite "vma=exec order=0"
+"$FP" "$F" > "$WORK/m"
+within "vma=exec: a read-only data mapping at the default" "$(minflt "$WORK/m")" $((PAGES >> DEF)) 5
+# madv=random: MADV_RANDOM is no hint to fault-around in the kernel
+check "madv=random order=0" pwrite "madv=random order=0"
+FAULTPROBE_RANDOM=1 "$FP" "$F" > "$WORK/m" & a=$!
+"$FPM" "$FU" > "$WORK/u" & b=$!
+wait $a $b
+within "madv=random: the MADV_RANDOM mapping at order 0" "$(minflt "$WORK/m")" "$PAGES" 2
+within "madv=random: a plain mapping at the same time at the default" "$(minflt "$WORK/u")" $((PAGES >> DEF)) 5
+# a deleted file: its rule holds the inode, says so, is written back
+cp "$F" "$SHM/gone"
+check "file= of a file to delete" pwrite "file=$SHM/gone order=0"
+rm "$SHM/gone"
+grep -q "^file=$SHM/gone order=0 # deleted" $POL && ok "a deleted file's rule: '# deleted'" ||
+	fail "no '# deleted': $(grep "gone" $POL)"
+check "the read written back (the path gone, the rule kept)" sh -c "grep -v '^#' $POL > '$WORK/saved'; cat '$WORK/saved' > $POL"
+expect_eq "kept" "$(rules)" "file=$SHM/gone order=0"
+pwrite clear > /dev/null
+check "a deleted file's path without its rule: ENOENT" sh -c "! printf 'file=$SHM/gone order=0' > $POL 2>/dev/null"
+# mmtunectl: keys in any order, one rule until order=; del by the keys
+FR=$(readlink -f "$F")	# mmtunectl writes the path resolved
+check "mmtunectl policy set 'file= comm= order=0'" "$CTL" policy set "file=$F comm=fpolicy0 order=0"
+expect_eq "set: the module's order of keys" "$(rules)" "comm=fpolicy0 file=$FR order=0"
+check "mmtunectl policy add 'vma=shmem madv=random order=1'" "$CTL" policy add "vma=shmem madv=random order=1"
+check "mmtunectl policy del by its keys" "$CTL" policy del "vma=shmem madv=random"
+expect_eq "del: the other kept" "$(rules)" "comm=fpolicy0 file=$FR order=0"
+"$CTL" policy set "file=$F order=auto" 2> "$WORK/err"
+expect_eq "mmtunectl: file= with order=auto, exit 2" "$?" 2
+"$CTL" policy set "file=$WORK/none order=0" 2> "$WORK/err"
+expect_eq "mmtunectl: file= of no file, exit 2" "$?" 2
+"$CTL" rss --rule 1 > /dev/null 2> "$WORK/err"
+expect_eq "rss --rule of a file= rule: exit 2" "$?" 2
+grep -q "matches mappings" "$WORK/err" && ok "rss --rule: says why" || fail "rss --rule: '$(cat "$WORK/err")'"
+pwrite clear > /dev/null
+# bad mapping keys: EINVAL (ENOENT for a missing file), nothing changes
+check "good set" pwrite "comm=fpolicy0 order=2"
+snap; GOOD=$SNAP
+for bad in "file=relative order=0" "file=$SHM order=0" "vma=heap order=0" "madv=sequential order=0" \
+	"file=$F order=auto" "file=$F file=$FU order=0" "vma=exec vma=data order=0" \
+	"madv=random madv=random order=0" "file=$F"; do
+	err=$(pwrite "$bad")
+	case $err in
+	*"Invalid argument"*) ok "'${bad:0:50}': EINVAL" ;;
+	*) fail "'${bad:0:50}': '$err'" ;;
+	esac
+	snap
+	[ "$SNAP" = "$GOOD" ] || fail "'${bad:0:40}' changed the rules: $SNAP"
+done
+err=$(pwrite "file=$SHM/none order=0")
+case $err in *"No such file"*) ok "file= of no file: ENOENT" ;; *) fail "file= of no file: '$err'" ;; esac
+snap
+expect_eq "rules unchanged after the bad mapping keys" "$SNAP" "$GOOD"
+pwrite clear > /dev/null
+
 # --- 6. bad rules: EINVAL, nothing changes
 sect "6. bad rules are rejected atomically"
 check "good set" pwrite "comm=fpolicy0 order=2\npid=1 order=3\n"

@@ -140,8 +140,12 @@ int read_policy(struct mmt_policy *ps);
 int policy_absent(void);
 int check_match(const char *verb, const char *m, char *out, size_t len);
 int write_rules(const struct mmt_prule *r, int n);
-/* What a rule matches on: MATCH_PID (*pid), MATCH_COMM or MATCH_CGROUP (*val: after '='). */
-enum { MATCH_OTHER, MATCH_PID, MATCH_COMM, MATCH_CGROUP };
+/*
+ * What a rule matches on: MATCH_PID (*pid), MATCH_COMM or MATCH_CGROUP
+ * (*val: after '='); MATCH_MAP for a rule with mapping keys (file=, vma=,
+ * madv=), which matches per mapping, not per process.
+ */
+enum { MATCH_OTHER, MATCH_PID, MATCH_COMM, MATCH_CGROUP, MATCH_MAP };
 int rule_match(const struct mmt_prule *r, long *pid, const char **val);
 
 /* rssfile.c: <debugfs>/mmtune/rss (module/rss.c) found, read and parsed */

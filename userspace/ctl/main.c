@@ -42,8 +42,10 @@ static const struct cmd cmds[] = {
 	  "  --json           show and bench: the bench result as one JSON object\n" },
 	{ "policy", do_policy, policy_optstring, policy_opts,
 	  "usage: " PROG " policy [--json] [show | set RULE... | add RULE... | del MATCH... | clear | load FILE]",
-	  "Per-process fault-around orders.  RULE: MATCH order=N|default|auto, MATCH one\n"
-	  "of comm=NAME, pid=TGID, cgroup=PATH; first match wins.  See mmtunectl(8).\n"
+	  "Per-process fault-around orders.  RULE: MATCH order=N|default|auto, MATCH at\n"
+	  "most one of comm=NAME, pid=TGID, cgroup=PATH and any of file=PATH,\n"
+	  "vma=exec|data|shmem, madv=random (no auto), all matching; first match wins.\n"
+	  "See mmtunectl(8).\n"
 	  "  show (default)   the rules and their counters\n"
 	  "  set RULE...      replace every rule\n"
 	  "  add RULE...      append rules after those there\n"

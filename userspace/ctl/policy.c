@@ -122,11 +122,48 @@ int rule_match(const struct mmt_prule *r, long *pid, const char **val)
 	const char *m = r->match, *eq = strchr(m, '=');
 
 	*val = eq ? eq + 1 : m;
+	if (mmt_prule_maps(r))
+		return MATCH_MAP;
 	if (!strncmp(m, "pid=", 4))
 		return mmt_parse_long(*val, 1, INT_MAX, pid) ? MATCH_OTHER : MATCH_PID;
 	if (!strncmp(m, "comm=", 5))
 		return MATCH_COMM;
 	return strncmp(m, "cgroup=", 7) ? MATCH_OTHER : MATCH_CGROUP;
+}
+
+/*
+ * Check a mapping key and write its canonical form (file=: the absolute
+ * path, symbolic links resolved, as the module holds its inode) into out.
+ */
+static int check_map_key(const char *verb, const char *m, char *out, size_t len)
+{
+	const char *v = strchr(m, '=') + 1;
+	char real[PATH_MAX];
+	struct stat st;
+
+	if (!strncmp(m, "file=", 5)) {
+		if (!realpath(v, real))
+			return usage_err(verb, "file %.80s: %s", v, strerror(errno));
+		if (stat(real, &st) || !S_ISREG(st.st_mode))
+			return usage_err(verb, "file %.80s: not a regular file", v);
+		if (strlen(real) >= 256 || strpbrk(real, " \t#"))
+			return usage_err(verb, "file %.80s: want a path under 256 bytes without blanks or '#'", real);
+		snprintf(out, len, "file=%s", real);
+		return 0;
+	}
+	if (!strncmp(m, "vma=", 4)) {
+		if (strcmp(v, "exec") && strcmp(v, "data") && strcmp(v, "shmem"))
+			return usage_err(verb, "vma '%.40s': want exec, data or shmem", v);
+		snprintf(out, len, "%s", m);
+		return 0;
+	}
+	if (!strncmp(m, "madv=", 5)) {
+		if (strcmp(v, "random"))
+			return usage_err(verb, "madv '%.40s': want random", v);
+		snprintf(out, len, "%s", m);
+		return 0;
+	}
+	return usage_err(verb, "'%.40s': want comm=NAME, pid=TGID, cgroup=PATH, file=PATH, vma=KIND or madv=random", m);
 }
 
 /*
@@ -179,14 +216,46 @@ int check_match(const char *verb, const char *m, char *out, size_t len)
 		snprintf(out, len, "cgroup=%s", path);
 		return 0;
 	}
-	return usage_err(verb, "'%.40s': want comm=NAME, pid=TGID or cgroup=PATH", m);
+	return check_map_key(verb, m, out, len);
+}
+
+/* A key's place in a rule as the module shows it: the task key first */
+static int key_family(const char *k)
+{
+	return !strncmp(k, "file=", 5) ? 1 : !strncmp(k, "vma=", 4) ? 2 :
+	       !strncmp(k, "madv=", 5) ? 3 : 0;
+}
+
+/*
+ * Add the checked key @k to @r's match, keys in the module's order (task
+ * key, file=, vma=, madv=); 0, or an exit code if @r has one of its kind.
+ */
+static int add_key(const char *verb, struct mmt_prule *r, const char *k)
+{
+	char part[4][MMT_MATCH_LEN] = { "", "", "", "" }, *w, *save = NULL;
+	int f = key_family(k), i;
+	size_t off = 0;
+
+	for (w = strtok_r(r->match, " ", &save); w; w = strtok_r(NULL, " ", &save))
+		snprintf(part[key_family(w)], MMT_MATCH_LEN, "%s", w);
+	if (part[f][0])
+		return usage_err(verb, "'%.40s': the rule has a %s already", k,
+				 f ? "key of that kind" : "comm=, pid= or cgroup=");
+	snprintf(part[f], MMT_MATCH_LEN, "%s", k);
+	r->match[0] = '\0';
+	for (i = 0; i < 4; i++)
+		if (part[i][0])
+			off += (size_t)snprintf(r->match + off, sizeof(r->match) - off, "%s%s",
+						off ? " " : "", part[i]);
+	return off < sizeof(r->match) ? 0 : usage_err(verb, "rule '%.60s...': too long", r->match);
 }
 
 /*
  * Rules from the command line: words (split at blanks, so one quoted
- * argument per rule works as well as separate words); a comm=, pid= or
- * cgroup= word starts a rule, order=N (or default, or auto) belongs to
- * the rule before it.
+ * argument per rule works as well as separate words); a key word (comm=,
+ * pid=, cgroup=, file=, vma=, madv=) starts a rule or adds to the one
+ * before it while that has no order yet; order=N (or default, or auto)
+ * ends the rule before it.
  * Returns the number of rules, or -(exit code).
  */
 static int rules_from_args(const char *verb, int argc, char **argv, struct mmt_prule *out, int max)
@@ -207,7 +276,9 @@ static int rules_from_args(const char *verb, int argc, char **argv, struct mmt_p
 				long v;
 
 				if (!n || out[n - 1].order[0])
-					rc = usage_err(verb, "'%.40s' without a comm=, pid= or cgroup= before it", tok);
+					rc = usage_err(verb, "'%.40s' without a key (comm=, pid=, cgroup=, file=, vma=, madv=) before it", tok);
+				else if (!strcmp(o, "auto") && mmt_prule_maps(&out[n - 1]))
+					rc = usage_err(verb, "order=auto with file=, vma= or madv=: not supported (an auto rule learns per process)");
 				else if (strcmp(o, "default") && strcmp(o, "auto") &&
 					 mmt_parse_long(o, 0, maxo, &v))
 					rc = usage_err(verb, "order '%.40s': want 0..%d, 'default' or 'auto'", o, maxo);
@@ -216,7 +287,11 @@ static int rules_from_args(const char *verb, int argc, char **argv, struct mmt_p
 			} else if (!strchr(tok, '=')) {
 				rc = usage_err(verb, "'%.40s' is not KEY=VALUE", tok);
 			} else if (n && !out[n - 1].order[0]) {
-				rc = usage_err(verb, "rule '%.60s' has no order=N", out[n - 1].match);
+				char k[MMT_MATCH_LEN];
+
+				rc = check_match(verb, tok, k, sizeof(k));
+				if (!rc)
+					rc = add_key(verb, &out[n - 1], k);
 			} else if (n == max) {
 				rc = usage_err(verb, "more than %d rules", max);
 			} else {
@@ -444,13 +519,32 @@ static void show_auto(struct out *o, const struct mmt_prule *r)
 }
 
 /* A rule: "MATCH order=N # hits pages[ auto...][ exited]", or a JSON object. */
+/* "keys": each KEY=VALUE word of @match as a member (values hold no blank) */
+static void show_keys(struct out *o, const char *match)
+{
+	char m[MMT_MATCH_LEN], *w, *save = NULL, *eq;
+
+	snprintf(m, sizeof(m), "%s", match);
+	out_obj(o, "keys");
+	for (w = strtok_r(m, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+		eq = strchr(w, '=');
+		if (!eq)
+			continue;
+		*eq = '\0';
+		out_str(o, w, NULL, eq + 1, NULL);
+	}
+	out_obj_end(o);
+}
+
 static void show_rule(struct out *o, const struct mmt_prule *r, int w)
 {
 	const char *eq = strchr(r->match, '=');
-	char kind[16], o_eq[32], h[32], p[32], au[160];
+	char kind[16], val[MMT_MATCH_LEN], o_eq[32], h[32], p[32], au[160];
 	long v;
 
 	snprintf(kind, sizeof(kind), "%.*s", (int)(eq - r->match), r->match);
+	/* match, value: the first key (the process key if there is one) */
+	snprintf(val, sizeof(val), "%.*s", (int)strcspn(eq + 1, " "), eq + 1);
 	snprintf(o_eq, sizeof(o_eq), "order=%s", r->order);
 	auto_text(au, sizeof(au), r);
 	out_text(o, "%-*s %-13s # %10s %12s%s%s\n", w, r->match, o_eq,
@@ -458,7 +552,8 @@ static void show_rule(struct out *o, const struct mmt_prule *r, int w)
 		 ctr_text(p, sizeof(p), r->has_pages, r->pages), au, r->exited ? " exited" : "");
 	out_obj(o, NULL);
 	out_str(o, "match", NULL, kind, NULL);
-	out_str(o, "value", NULL, eq + 1, NULL);
+	out_str(o, "value", NULL, val, NULL);
+	show_keys(o, r->match);
 	if (!strcmp(r->order, "default") || mmt_parse_long(r->order, 0, 63, &v))
 		out_str(o, "order", NULL, r->order, NULL);
 	else
@@ -513,7 +608,7 @@ static void policy_show(const struct mmt_policy *ps, int json)
  */
 static int add_in_kernel(const struct mmt_prule *nr, int n)
 {
-	char t[512];
+	char t[MMT_MATCH_LEN + 32];
 	int i, rc;
 
 	if (!strcmp(mmt_interface(), "debugfs"))
@@ -565,7 +660,7 @@ static int named(const char *match, int argc, char **argv)
  */
 static int drop_in_kernel(int argc, char **argv)
 {
-	char t[600];
+	char t[MMT_MATCH_LEN + 32];
 	int j, rc;
 
 	for (j = 0; j < argc; j++) {

@@ -162,6 +162,9 @@ static int match_sel(struct rss_args *a, const struct mmt_prule *r)
 		snprintf(a->arg, sizeof(a->arg), "%s", v);
 		return 0;
 	}
+	if (k == MATCH_MAP)
+		return usage_err("rss", "rule %ld ('%.60s') matches mappings, not processes: --rule takes a comm=, pid= or cgroup= rule alone",
+				 a->rule, r->match);
 	fprintf(stderr, PROG ": rss: rule %ld: unexpected match '%.60s'\n", a->rule, r->match);
 	return MMT_EXIT_FAIL;
 }

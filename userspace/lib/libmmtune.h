@@ -171,13 +171,13 @@ size_t mmt_json_escape(char *buf, size_t len, const char *s);
  * ignored when the text is written back to the module.
  */
 #define MMT_PRULES_MAX	64
-#define MMT_MATCH_LEN	300
+#define MMT_MATCH_LEN	640	/* a cgroup path, a file path, the short keys */
 
 /* An order=auto rule's fields, as indexes of mmt_prule.au[] */
 enum { MMT_PA_ORDER, MMT_PA_RAISED, MMT_PA_LOWERED, MMT_PA_LEARNED, MMT_PA_NR };
 
 struct mmt_prule {
-	char match[MMT_MATCH_LEN];	/* comm=NAME, pid=TGID or cgroup=PATH */
+	char match[MMT_MATCH_LEN];	/* its keys as the module shows them, blanks between */
 	char order[16];		/* as written: N, default or auto */
 	unsigned long long hits, pages;
 	int has_hits, has_pages, exited;
@@ -201,6 +201,8 @@ struct mmt_policy {
  */
 int mmt_parse_policy(const char *text, size_t len, struct mmt_policy *p);
 int mmt_prule_is_auto(const struct mmt_prule *r);
+/* Whether r has mapping keys (file=, vma=, madv=): it matches per mapping. */
+int mmt_prule_maps(const struct mmt_prule *r);
 /* The order r gives now: its N, an auto rule's auto_order=; -1 for none
  * (default, an auto rule that shows no order yet, an unreadable one). */
 int mmt_prule_order(const struct mmt_prule *r);

@@ -24,6 +24,21 @@ int mmt_prule_is_auto(const struct mmt_prule *r)
 	return !strcmp(r->order, "auto");
 }
 
+int mmt_prule_maps(const struct mmt_prule *r)
+{
+	static const char *const keys[] = { "file=", "vma=", "madv=" };
+	char k[8];
+	size_t i;
+
+	/* a key starts the match or follows a blank, which no value holds */
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		snprintf(k, sizeof(k), " %s", keys[i]);
+		if (!strncmp(r->match, keys[i], strlen(keys[i])) || strstr(r->match, k))
+			return 1;
+	}
+	return 0;
+}
+
 int mmt_prule_order(const struct mmt_prule *r)
 {
 	long v;
@@ -121,7 +136,7 @@ static int parse_header(char *line, struct mmt_policy *p, int *seen_rules)
 	return 0;
 }
 
-/* A rule line "MATCH order=X # counters" into r: 0, or -1 without both words. */
+/* A rule line "KEY=V... order=X # counters" into r: 0, or -1 without both. */
 static int parse_rule(char *line, struct mmt_prule *r)
 {
 	char *hash = strchr(line, '#'), *tok, *save = NULL;
@@ -131,10 +146,12 @@ static int parse_rule(char *line, struct mmt_prule *r)
 	if (hash)
 		*hash++ = '\0';
 	for (tok = strtok_r(line, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+		size_t n = strlen(r->match);
+
 		if (!strncmp(tok, "order=", 6))
 			snprintf(r->order, sizeof(r->order), "%s", tok + 6);
-		else
-			snprintf(r->match, sizeof(r->match), "%s", tok);
+		else	/* the keys, one blank between, as the module shows them */
+			snprintf(r->match + n, sizeof(r->match) - n, "%s%s", n ? " " : "", tok);
 	}
 	if (!r->match[0] || !r->order[0])
 		return -1;

@@ -126,12 +126,18 @@ static void own_cgroup(char *out, size_t len)
 		fclose(f);
 }
 
-/* Does rule r (comm=, pid= or cgroup=) name this process? */
+/*
+ * Does rule r (comm=, pid= or cgroup=) name this process?  A rule with
+ * mapping keys (file=, vma=, madv=) names mappings: -1, the order not
+ * known without the mapping.
+ */
 static int rule_matches(const struct mmt_prule *r, const char *comm, const char *cg)
 {
 	const char *m = r->match;
 	size_t n;
 
+	if (mmt_prule_maps(r))
+		return -1;
 	if (!strncmp(m, "comm=", 5))
 		return !strcmp(m + 5, comm);
 	if (!strncmp(m, "pid=", 4))
@@ -175,7 +181,8 @@ static int policy_order(char *rule, size_t len)
 	for (i = 0; i < p->nr; i++)
 		if (rule_matches(&p->r[i], comm, cg)) {
 			snprintf(rule, len, "%s order=%s", p->r[i].match, p->r[i].order);
-			order = mmt_prule_order(&p->r[i]);
+			if (rule_matches(&p->r[i], comm, cg) > 0)
+				order = mmt_prule_order(&p->r[i]);
 			break;
 		}
 	free(p);

@@ -24,6 +24,7 @@
  * holds, judged while it lives.  With $FAULTPROBE_SKEW=K the mapping
  * starts K pages past the aligned address: a window of fault-around's,
  * aligned in the address space, then straddles the file's large folios.
+ * With $FAULTPROBE_RANDOM set, the mapping is madvise(MADV_RANDOM)'d.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -135,6 +136,10 @@ int main(int argc, char **argv)
 			 MAP_SHARED | MAP_FIXED, fd, 0);
 		if (p == MAP_FAILED) {
 			perror("mmap file");
+			return 1;
+		}
+		if (getenv("FAULTPROBE_RANDOM") && madvise(p, st.st_size, MADV_RANDOM)) {
+			perror("madvise");
 			return 1;
 		}
 	}
