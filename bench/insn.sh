@@ -30,6 +30,10 @@
 #   c_base  c_ctr with the module $MMT_BENCH_BASE_KO (another build, e.g.
 #           of the commit before a change: that change's cost, same run)
 #   u_base  u with the module $MMT_BENCH_BASE_KO
+#   p1_base, p1m_base, p32_base, p32m_base  p1, p1m, p32, p32m with it
+#   p1f     one rule of faultbench's file (file=), matching
+#   p32f    32 rules, the last matching faultbench and its file (30
+#           comm=, a pid=, comm=faultbench file=): a mapping key's cost
 #   p1      one policy rule, not matching faultbench
 #   p1m     one rule matching faultbench
 #   p32     32 rules, none matching (30 comm=, a pid=, a cgroup=)
@@ -64,7 +68,7 @@
 # Env: MMT_BENCH_ROUNDS (default 3), MMT_BENCH_MB file size (default 64),
 #      MMT_BENCH_PASSES passes per order (default "0:1 4:4 9:8"),
 #      MMT_BENCH_ORDERS, MMT_BENCH_CONFIGS (override the lists),
-#      MMT_BENCH_BASE_KO (the module of configs c_base, u_base and ua_base, never a default),
+#      MMT_BENCH_BASE_KO (the module of the X_base configs, never a default),
 #      MMT_BENCH_STRIDE (faultbench reads one page in K, default 1),
 #      MMT_BENCH_THREADS (T threads of one faultbench on T vCPUs, each
 #      counted on its own: the run's count is their sum; default 1),
@@ -124,7 +128,9 @@ guest() {
 		local k
 		for k in $(seq 1 $(($1 > 2 ? $1 - 2 : 0))); do echo "comm=nomatch$k order=$3"; done
 		[ "$1" -gt 2 ] && echo "pid=1 order=$3"
-		if [ "$2" = 1 ]; then echo "comm=faultbench order=$3"
+		if [ "$2" = 2 ] && [ "$1" = 1 ]; then echo "file=$BENCH_F order=$3"
+		elif [ "$2" = 2 ]; then echo "comm=faultbench file=$BENCH_F order=$3"
+		elif [ "$2" = 1 ]; then echo "comm=faultbench order=$3"
 		elif [ "$1" -gt 1 ]; then echo "cgroup=/mmt-bench order=$3"
 		else echo "comm=nomatch order=$3"
 		fi
@@ -156,10 +162,12 @@ guest() {
 			echo 1 > $tev/fault_around/enable && echo 1 > $tev/fault_around_mapped/enable ;;
 		d) bt_start /var/tmp/kprobe.bt ;;
 		d_kfunc) bt_start /var/tmp/kfunc.bt ;;
-		p1|p1m|p32|p32m)
-			nr=${1#p}; nr=${nr%m}
-			rules "$nr" "$([ "${1%m}" = "$1" ] && echo 0 || echo 1)" "$2" > /var/tmp/rules
-			insmod "$ko" && cat /var/tmp/rules > $mmt/policy ;;
+		p1|p1m|p1f|p32|p32m|p32f|p1_base|p1m_base|p32_base|p32m_base)
+			pc=${1%_base}; nr=${pc#p}; nr=${nr%[mf]}
+			case $pc in *m) mt=1 ;; *f) mt=2 ;; *) mt=0 ;; esac
+			rules "$nr" "$mt" "$2" > /var/tmp/rules
+			pk=$ko; [ "$pc" = "$1" ] || pk=${MMT_BENCH_BASE_KO:?}
+			insmod "$pk" && cat /var/tmp/rules > $mmt/policy ;;
 		esac
 	}
 	teardown() {
@@ -208,7 +216,7 @@ guest() {
 						echo "# warning: $c order $o: fault_around_bytes $fab"
 					# the module's text and ftrace/kprobe trampolines, for
 					# the profile (they move between loads)
-					case $c in c|c_ctr|c_map|p1|p32|u|ua|c_base|u_base|ua_base) awk -v s=$((seq + THREADS)) \
+					case $c in c|c_ctr|c_map|p1|p1m|p1f|p32|p32m|p32f|u|ua|*_base) awk -v s=$((seq + THREADS)) \
 						'$2 ~ /^[tT]$/ && NF == 4 { print "msym", s, $1, $3 }' /proc/kallsyms ;;
 					esac
 					run $((seq += THREADS)) "$r,$o,$c" "$o"
