@@ -163,7 +163,8 @@ static void live_one(struct task_struct *t, unsigned long *budget,
 /*
  * policy.c's poll, with auto rules and the usefulness measurement on:
  * a walk at most every LIVE_PERIOD (of the mappings @skip does not
- * name), each finished pass's counts to @credit.  Serialised by the caller (policy_lock).
+ * name), each finished pass's counts to @credit.  Serialised by the
+ * caller (policy_lock).
  */
 void mmtune_live_poll(mmtune_live_credit_fn credit, mmtune_live_skip_fn skip,
 		      void *arg)

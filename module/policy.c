@@ -1199,6 +1199,8 @@ int mmtune_policy_sysfs(const char *what, char *buf)
 static int policy_init_feature(struct dentry *dir)
 {
 	BUILD_BUG_ON(POLICY_MAX_RULES >= SLOT_TAG);
+	/* the match cache's mask: a bit a rule */
+	BUILD_BUG_ON(POLICY_MAX_RULES > 32);
 	BUILD_BUG_ON(TASK_COMM_LEN != 2 * sizeof(u64));
 
 	if (!mmtune_fa_available()) {

@@ -16,7 +16,7 @@
 #include "auto.h"
 
 #define POLICY_MAX_RULES	32
-#define POLICY_WRITE_MAX	16384	/* 32 rules with 255-byte cgroup paths */
+#define POLICY_WRITE_MAX	32768	/* 32 rules of 255-byte cgroup and file paths */
 #define POLICY_PATH_MAX		256
 /* a rule's match as text: a cgroup path, a file path and the short keys */
 #define POLICY_MATCH_MAX	(2 * POLICY_PATH_MAX + 64)

@@ -446,6 +446,24 @@ elif grep -q " $CGR cgroup2 " /proc/mounts; then
 	expect_eq "del: the 31 kept" "$(rules | md5sum)" "$(printf '%b' "$text" | md5sum)"
 	pwrite clear > /dev/null
 	for i in $(seq 10 40); do rmdir "$CGR/mmt-rl-$long-$i"; done
+	# 32 rules of a 244-byte cgroup path and a 252-byte file path each:
+	# over 16 KB (the limit before file=), one write, every rule kept
+	lc=$(printf 'c%.0s' $(seq 1 233))
+	lf=$(printf 'f%.0s' $(seq 1 $(( 252 - ${#SHM} - 9 ))))
+	mkdir -p "$SHM/long"
+	text=""
+	for i in $(seq 10 41); do
+		mkdir -p "$CGR/mmt-lf-$lc-$i"
+		: > "$SHM/long/$lf-$i"
+		text="${text}cgroup=/mmt-lf-$lc-$i file=$SHM/long/$lf-$i order=$((i % (MAX + 1)))\n"
+	done
+	printf '%b' "$text" > "$WORK/long"
+	echo "# 32 rules of cgroup= and file= paths: $(wc -c < "$WORK/long") bytes"
+	check "32 rules of long cgroup= and file= paths, one write" dd if="$WORK/long" of=$POL bs=64k status=none
+	expect_eq "all 32 kept as written" "$(rules | md5sum)" "$(md5sum < "$WORK/long")"
+	pwrite clear > /dev/null
+	for i in $(seq 10 41); do rmdir "$CGR/mmt-lf-$lc-$i"; done
+	rm -rf "$SHM/long"
 fi
 
 # --- 7. the global order changed under rules; clear restores it
