@@ -518,7 +518,6 @@ static void show_auto(struct out *o, const struct mmt_prule *r)
 	out_obj_end(o);
 }
 
-/* A rule: "MATCH order=N # hits pages[ auto...][ exited]", or a JSON object. */
 /* "keys": each KEY=VALUE word of @match as a member (values hold no blank) */
 static void show_keys(struct out *o, const char *match)
 {
@@ -536,6 +535,7 @@ static void show_keys(struct out *o, const char *match)
 	out_obj_end(o);
 }
 
+/* A rule: "MATCH order=N # hits pages[ auto...][ exited]", or a JSON object. */
 static void show_rule(struct out *o, const struct mmt_prule *r, int w)
 {
 	const char *eq = strchr(r->match, '=');

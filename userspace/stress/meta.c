@@ -160,7 +160,7 @@ static int policy_order(char *rule, size_t len)
 	static char buf[32768];
 	char comm[64] = "", cg[4096];
 	struct mmt_policy *p;
-	int i, order = -1;
+	int i, m, order = -1;
 	FILE *f;
 
 	rule[0] = 0;
@@ -178,13 +178,13 @@ static int policy_order(char *rule, size_t len)
 		fclose(f);
 	}
 	own_cgroup(cg, sizeof(cg));
-	for (i = 0; i < p->nr; i++)
-		if (rule_matches(&p->r[i], comm, cg)) {
+	for (i = 0, m = 0; i < p->nr && !m; i++) {
+		m = rule_matches(&p->r[i], comm, cg);
+		if (m)
 			snprintf(rule, len, "%s order=%s", p->r[i].match, p->r[i].order);
-			if (rule_matches(&p->r[i], comm, cg) > 0)
-				order = mmt_prule_order(&p->r[i]);
-			break;
-		}
+		if (m > 0)
+			order = mmt_prule_order(&p->r[i]);
+	}
 	free(p);
 	return order;
 }
