@@ -7,11 +7,11 @@
  * pages still untouched.  The two counts only make a ratio over the same
  * pages: a process that pre-mapped 10,000 pages and has unmapped none yet
  * has not said how many it will touch.  So the counts are kept per
- * process (its mm) and handed to its rule when the pages they cover have
- * all been judged: at exit_mmap, when the mm has no users left and every
- * page it still maps is judged, and, while it lives, at each pass of
- * live.c's walk, which counts the pre-mapped pages it still maps that are
- * untouched so far ("old").  A pass hands over the pages pre-mapped since
+ * process (its mm) and rule, and handed to the rule when the pages they
+ * cover have all been judged: at exit_mmap, when the mm has no users
+ * left and every page it still maps is judged, and, while it lives, at
+ * each pass of live.c's walk, which counts the pre-mapped pages it still
+ * maps that are untouched so far ("old").  A pass hands over the pages pre-mapped since
  * the last one, and as untouched those unmapped untouched since, plus the
  * change in old: old(now) - old(last pass).  The sum over the passes is
  * exact at each pass (every page pre-mapped so far is either unmapped
@@ -21,9 +21,11 @@
  * judged every second or so; the exit hands over the rest, less the last
  * pass's old pages, which its zap counts again.
  *
- * The per-process counts live in a table hashed by mm, a slot per
- * process; a process that takes over a slot still in use by a live
- * process drops that process's counts (counted: mmtune_auto_lost()).
+ * The per-process counts live in a table hashed by mm and rule, a slot
+ * per process and auto rule: a process whose mappings fall under two
+ * auto rules (a comm= rule's, a file= rule's) teaches each its own pages.
+ * A process that takes over a slot still in use by a live process drops
+ * that process's counts (counted: mmtune_auto_lost()).
  *
  * The judgement, at policy.c's poll (every second), once the rule's ended
  * processes pre-mapped AUTO_MIN_PAGES since the last one: useful =
@@ -122,7 +124,7 @@ bool mmtune_auto_judge(struct mmtune_auto *a, u64 p, u64 u, u64 runs,
 /* ---- per process (preemption off: the hooks' callbacks) ---- */
 
 /*
- * A slot per process, hashed by mm.  The fault path's count of pages
+ * A slot per process and auto rule, hashed by both.  The fault path's count of pages
  * pre-mapped goes to a per-CPU counter of the slot while the slot is the
  * process's (read without the lock): threads of one process faulting on
  * every CPU write no shared line and take no lock.  The slot's lock is
@@ -156,9 +158,9 @@ static struct auto_slot slots[1 << AUTO_SLOT_BITS];
 static atomic64_t __percpu *pending;
 static atomic64_t lost;
 
-static struct auto_slot *slot_of(const struct mm_struct *mm)
+static struct auto_slot *slot_of(const struct mm_struct *mm, unsigned long id)
 {
-	return &slots[hash_ptr((void *)mm, AUTO_SLOT_BITS)];
+	return &slots[hash_long((unsigned long)mm ^ id, AUTO_SLOT_BITS)];
 }
 
 /* Under @s's lock: the CPUs' pending pages of @s into its counts. */
@@ -202,7 +204,7 @@ static void slot_take(struct auto_slot *s, const struct mm_struct *mm,
 void notrace mmtune_auto_mapped(const struct mm_struct *mm, unsigned long id,
 				unsigned int n)
 {
-	struct auto_slot *s = slot_of(mm);
+	struct auto_slot *s = slot_of(mm, id);
 
 	if (likely(READ_ONCE(s->mm) == mm && READ_ONCE(s->id) == id &&
 		   !READ_ONCE(s->ended))) {
@@ -237,32 +239,48 @@ static __always_inline bool mm_ended(const struct auto_slot *s,
 }
 
 /*
- * @n pre-mapped pages found untouched in a zap of @mm.  In exit_mmap (no
- * users left) the mm's counts so far are handed over: true, with its
- * rule's id in *@id, the pages in *@p and *@u and 1 in *@runs (the process
- * ended); the later zaps of the same exit_mmap (the same task runs them
- * all) hand over their untouched pages alone.  A slot whose mm ended is
+ * Whether @mm has a slot for the auto rule @id: it pre-mapped pages under
+ * that rule.  A slot whose mm ended counts only in that mm's exit_mmap
+ * (no users left): a live process at the same address is another one.
+ * Read without the lock: a hint, as the fault path's read is.
+ */
+bool notrace mmtune_auto_owns(const struct mm_struct *mm, unsigned long id)
+{
+	const struct auto_slot *s = slot_of(mm, id);
+
+	return READ_ONCE(s->mm) == mm && READ_ONCE(s->id) == id &&
+	       (!READ_ONCE(s->ended) || !atomic_read(&mm->mm_users));
+}
+
+/*
+ * @n pre-mapped pages of the auto rule @id found untouched in a zap of
+ * @mm.  In exit_mmap (no users left) the mm's counts for @id so far are
+ * handed over: true, with the pages in *@p and *@u and 1 in *@runs (the
+ * process ended); the later zaps of the same exit_mmap (the same task
+ * runs them all) hand over their untouched pages alone.  A slot whose mm ended is
  * nobody's: a new mm at the same address (mm_structs are reused at once:
  * the next fork gets the last freed one) counts nothing there until it
  * pre-maps pages of its own.  So a forked child, whose copy of its
  * parent's page tables holds the parent's old PTEs, never hands them
  * over as the ended process's.
  */
-bool notrace mmtune_auto_unmapped(struct mm_struct *mm, unsigned long n,
-				  unsigned long *id, u64 *p, u64 *u, u64 *runs)
+bool notrace mmtune_auto_unmapped(struct mm_struct *mm, unsigned long id,
+				  unsigned long n, u64 *p, u64 *u, u64 *runs)
 {
-	struct auto_slot *s = slot_of(mm);
+	struct auto_slot *s = slot_of(mm, id);
 	bool handed = false;
 
+	/* an exit_mmap asks of every auto rule: most have no slot of @mm */
+	if (READ_ONCE(s->mm) != mm)
+		return false;
 	raw_spin_lock(&s->lock);
-	if (s->mm != mm || !s->id) {
-		/* not a process of an auto rule, or it lost its slot */
+	if (s->mm != mm || s->id != id) {
+		/* not a process of the rule, or it lost its slot */
 	} else if (!s->ended) {
 		s->u += n;
 		s->u_all += n;
 		if (!atomic_read(&mm->mm_users)) {
 			slot_fold(s);
-			*id = s->id;
 			*p = s->p;
 			*u = s->u - s->old;	/* below 0 wraps: see the top */
 			*runs = 1;
@@ -275,7 +293,6 @@ bool notrace mmtune_auto_unmapped(struct mm_struct *mm, unsigned long n,
 			handed = true;
 		}
 	} else if (!atomic_read(&mm->mm_users) && mm_ended(s, mm)) {
-		*id = s->id;
 		*p = 0;
 		*u = n;
 		*runs = 0;
@@ -288,20 +305,20 @@ bool notrace mmtune_auto_unmapped(struct mm_struct *mm, unsigned long n,
 /* ---- live processes (live.c's walk: a kworker, preemptible) ---- */
 
 /*
- * Whether @mm is a live process of an auto rule: where its pass goes on
- * (*@next, 0 from the start) with the old pages it found so far, and the
- * jiffies since its last pass ended (or its slot was taken).
+ * Whether @mm is a live process of the auto rule @id: where its pass goes
+ * on (*@next, 0 from the start) with the old pages it found so far, and
+ * the jiffies since its last pass ended (or its slot was taken).
  */
-bool mmtune_auto_live(const struct mm_struct *mm, unsigned long *next,
-		      u64 *old, unsigned long *age)
+bool mmtune_auto_live(const struct mm_struct *mm, unsigned long id,
+		      unsigned long *next, u64 *old, unsigned long *age)
 {
-	struct auto_slot *s = slot_of(mm);
+	struct auto_slot *s = slot_of(mm, id);
 	bool live;
 
 	if (READ_ONCE(s->mm) != mm)	/* most processes: not under one */
 		return false;
 	raw_spin_lock(&s->lock);
-	live = s->mm == mm && s->id && !s->ended;
+	live = s->mm == mm && s->id == id && !s->ended;
 	if (live) {
 		*next = s->pass_next;
 		*old = s->pass_old;
@@ -312,23 +329,24 @@ bool mmtune_auto_live(const struct mm_struct *mm, unsigned long *next,
 }
 
 /*
- * live.c's pass of @mm stopped at @next with @old old pages so far, or is
- * @done.  A pass that is done hands over (true; as mmtune_auto_unmapped):
+ * live.c's pass of @mm for the auto rule @id stopped at @next, having
+ * found @old old pages so far, or is @done.  A pass that is done hands
+ * over (true; as mmtune_auto_unmapped):
  * the pages pre-mapped since the last, and as untouched those unmapped
  * untouched since plus the change in old pages (below 0 it wraps: see
  * the top).  Old pages beyond those pre-mapped and not unmapped are not
  * the process's own (a forked child's copies of its parent's PTEs, pages
  * mapped before the measurement began): they are left out.
  */
-bool mmtune_auto_live_pass(const struct mm_struct *mm, unsigned long next,
-			   u64 old, bool done, unsigned long *id, u64 *p,
+bool mmtune_auto_live_pass(const struct mm_struct *mm, unsigned long id,
+			   unsigned long next, u64 old, bool done, u64 *p,
 			   u64 *u, u64 *runs)
 {
-	struct auto_slot *s = slot_of(mm);
+	struct auto_slot *s = slot_of(mm, id);
 	bool handed = false;
 
 	raw_spin_lock(&s->lock);
-	if (s->mm != mm || !s->id || s->ended) {
+	if (s->mm != mm || s->id != id || s->ended) {
 		/* it ended, or lost its slot, meanwhile */
 	} else if (!done) {
 		s->pass_next = next;
@@ -336,7 +354,6 @@ bool mmtune_auto_live_pass(const struct mm_struct *mm, unsigned long next,
 	} else {
 		slot_fold(s);
 		old = min(old, s->p_all - min(s->u_all, s->p_all));
-		*id = s->id;
 		*p = s->p;
 		*u = s->u + old - s->old;
 		*runs = !(++s->passes % AUTO_LIVE_RUN);

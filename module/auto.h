@@ -30,12 +30,13 @@ bool mmtune_auto_judge(struct mmtune_auto *a, u64 p, u64 u, u64 runs,
 /* Per process: what a process of an auto rule pre-mapped and left. */
 void mmtune_auto_mapped(const struct mm_struct *mm, unsigned long id,
 			unsigned int n);
-bool mmtune_auto_unmapped(struct mm_struct *mm, unsigned long n,
-			  unsigned long *id, u64 *p, u64 *u, u64 *runs);
-bool mmtune_auto_live(const struct mm_struct *mm, unsigned long *next,
-		      u64 *old, unsigned long *age);
-bool mmtune_auto_live_pass(const struct mm_struct *mm, unsigned long next,
-			   u64 old, bool done, unsigned long *id, u64 *p,
+bool mmtune_auto_owns(const struct mm_struct *mm, unsigned long id);
+bool mmtune_auto_unmapped(struct mm_struct *mm, unsigned long id,
+			  unsigned long n, u64 *p, u64 *u, u64 *runs);
+bool mmtune_auto_live(const struct mm_struct *mm, unsigned long id,
+		      unsigned long *next, u64 *old, unsigned long *age);
+bool mmtune_auto_live_pass(const struct mm_struct *mm, unsigned long id,
+			   unsigned long next, u64 old, bool done, u64 *p,
 			   u64 *u, u64 *runs);
 int mmtune_auto_init(void);
 void mmtune_auto_exit(void);

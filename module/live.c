@@ -8,12 +8,14 @@
  * policy.c's poll, at most once a second, this walks the file mappings of
  * the live processes under auto rules and counts their present PTEs that
  * are still old: pre-mapped pages not touched so far (usefulness.c marks
- * them old; everything else the kernel maps is young).  auto.c turns each
- * finished pass into counts for the rule (mmtune_auto_live_pass()).
+ * them old; everything else the kernel maps is young).  A pass is of one
+ * process and one auto rule: it counts the mappings whose pages are that
+ * rule's (policy.c says which), and auto.c turns it, once finished, into
+ * counts for the rule (mmtune_auto_live_pass()).
  *
  * What it costs, and its bounds:
  *  - a poll reads at most LIVE_SLOTS PTE slots (4 GiB of mappings with
- *    4 KiB pages), the processes whose last pass is oldest first; a pass
+ *    4 KiB pages), the passes whose last one is oldest first; a pass
  *    that does not fit goes on at the next poll where it stopped;
  *  - the reads are those of the unmap's count: a few instructions a slot,
  *    eight empty or young slots in one test; `info` shows the slots and
@@ -26,8 +28,8 @@
  *
  * What it does not see: a process whose main thread has exited while
  * others run (it is found by its thread group leader's mm), and more than
- * LIVE_PICK processes under auto rules in one poll (the rest wait for
- * later polls, the longest-waiting first).
+ * LIVE_PICK passes (processes and auto rules) in one poll (the rest wait
+ * for later polls, the longest-waiting first).
  */
 #include <linux/jiffies.h>
 #include <linux/mm.h>
@@ -48,7 +50,7 @@
 #else
 #define LIVE_SLOTS	MMT_LIVE_SLOTS
 #endif
-#define LIVE_PICK	32	/* processes a poll considers */
+#define LIVE_PICK	32	/* passes a poll considers */
 #define LIVE_CHUNK	64	/* page tables under one rcu_read_lock() */
 #define LIVE_PERIOD	HZ	/* a walk at most this often */
 
@@ -57,17 +59,39 @@ static u64 live_passes, live_slots, live_busy, live_max_ns;
 
 struct live_pick {
 	struct task_struct *task;
+	unsigned long id;	/* the auto rule's */
 	unsigned long age;
 };
 
+/* Into @pk, of @n so far, the pass of @t for @id, if it waited longer. */
+static unsigned int live_pick_one(struct live_pick *pk, unsigned int n,
+				  struct task_struct *t, unsigned long id,
+				  unsigned long age)
+{
+	unsigned int i, young;
+
+	if (n < LIVE_PICK) {
+		pk[n] = (struct live_pick){ .task = t, .id = id, .age = age };
+		return n + 1;
+	}
+	for (young = 0, i = 1; i < n; i++)
+		if (pk[i].age < pk[young].age)
+			young = i;
+	if (pk[young].age < age)
+		pk[young] = (struct live_pick){ .task = t, .id = id, .age = age };
+	return n;
+}
+
 /*
  * Into @pk (LIVE_PICK of them), with a reference each, the thread group
- * leaders of live processes under auto rules whose last pass is oldest.
+ * leaders of live processes under the auto rules @ids (@nr of them)
+ * whose last pass is oldest, with the rule.
  */
-static unsigned int live_pick(struct live_pick *pk)
+static unsigned int live_pick(struct live_pick *pk, const unsigned long *ids,
+			      unsigned int nr)
 {
 	struct task_struct *t;
-	unsigned int n = 0, i, young;
+	unsigned int n = 0, i, k;
 	unsigned long next, age;
 	u64 old;
 
@@ -75,21 +99,11 @@ static unsigned int live_pick(struct live_pick *pk)
 	for_each_process(t) {
 		struct mm_struct *mm = READ_ONCE(t->mm);
 
-		if (!mm || (t->flags & PF_KTHREAD) ||
-		    !mmtune_auto_live(mm, &next, &old, &age))
+		if (!mm || (t->flags & PF_KTHREAD))
 			continue;
-		if (n < LIVE_PICK) {
-			pk[n].task = t;
-			pk[n++].age = age;
-			continue;
-		}
-		for (young = 0, i = 1; i < n; i++)
-			if (pk[i].age < pk[young].age)
-				young = i;
-		if (pk[young].age < age) {
-			pk[young].task = t;
-			pk[young].age = age;
-		}
+		for (k = 0; k < nr; k++)
+			if (mmtune_auto_live(mm, ids[k], &next, &old, &age))
+				n = live_pick_one(pk, n, t, ids[k], age);
 	}
 	for (i = 0; i < n; i++)	/* the task_structs are RCU-freed: live here */
 		get_task_struct(pk[i].task);
@@ -98,12 +112,13 @@ static unsigned int live_pick(struct live_pick *pk)
 }
 
 /*
- * Old PTEs of @mm's judged mappings from *@next on, within *@budget slots.
- * True when the walk reached the last mapping; else *@next is where it
- * stopped.  The mmap lock is held by the caller.
+ * Old PTEs of @mm's judged mappings of the auto rule @id from *@next on,
+ * within *@budget slots.  True when the walk reached the last mapping;
+ * else *@next is where it stopped.  The mmap lock is held by the caller.
  */
-static bool live_walk(struct mm_struct *mm, unsigned long *next, u64 *old,
-		      unsigned long *budget, mmtune_live_skip_fn skip, void *arg)
+static bool live_walk(struct mm_struct *mm, unsigned long id,
+		      unsigned long *next, u64 *old, unsigned long *budget,
+		      mmtune_live_rule_fn rule_of, void *arg)
 {
 	unsigned long addr = *next, stop, end;
 	struct vm_area_struct *vma;
@@ -111,7 +126,7 @@ static bool live_walk(struct mm_struct *mm, unsigned long *next, u64 *old,
 
 	while (*budget && (vma = find_vma(mm, addr))) {
 		addr = max(addr, vma->vm_start);
-		if (!mmtune_vma_judged(vma) || skip(vma, arg)) {
+		if (!mmtune_vma_judged(vma) || rule_of(vma, arg) != id) {
 			addr = vma->vm_end;
 			continue;
 		}
@@ -131,26 +146,27 @@ static bool live_walk(struct mm_struct *mm, unsigned long *next, u64 *old,
 	return !vma;
 }
 
-/* One process's pass, or its part that @budget allows. */
-static void live_one(struct task_struct *t, unsigned long *budget,
-		     mmtune_live_credit_fn credit, mmtune_live_skip_fn skip,
+/* The pass of @pk, or its part that @budget allows. */
+static void live_one(const struct live_pick *pk, unsigned long *budget,
+		     mmtune_live_credit_fn credit, mmtune_live_rule_fn rule_of,
 		     void *arg)
 {
-	struct mm_struct *mm = get_task_mm(t);
-	unsigned long next, age, id, before = *budget;
+	struct mm_struct *mm = get_task_mm(pk->task);
+	unsigned long next, age, id = pk->id, before = *budget;
 	u64 old, p, u, runs;
 	bool done;
 
 	if (!mm)
 		return;
-	if (mmtune_auto_live(mm, &next, &old, &age)) {
+	if (mmtune_auto_live(mm, id, &next, &old, &age)) {
 		if (!mmap_read_trylock(mm)) {
 			live_busy++;
 		} else {
-			done = live_walk(mm, &next, &old, budget, skip, arg);
+			done = live_walk(mm, id, &next, &old, budget, rule_of,
+					 arg);
 			mmap_read_unlock(mm);
 			live_slots += before - *budget;
-			if (mmtune_auto_live_pass(mm, next, old, done, &id,
+			if (mmtune_auto_live_pass(mm, id, next, old, done,
 						  &p, &u, &runs)) {
 				live_passes++;
 				credit(id, p, u, runs, arg);
@@ -161,12 +177,13 @@ static void live_one(struct task_struct *t, unsigned long *budget,
 }
 
 /*
- * policy.c's poll, with auto rules and the usefulness measurement on:
- * a walk at most every LIVE_PERIOD (of the mappings @skip does not
- * name), each finished pass's counts to @credit.  Serialised by the
- * caller (policy_lock).
+ * policy.c's poll, with the auto rules @ids (@nr of them) and the
+ * usefulness measurement on: a walk at most every LIVE_PERIOD, each
+ * finished pass's counts to @credit.  Serialised by the caller
+ * (policy_lock).
  */
-void mmtune_live_poll(mmtune_live_credit_fn credit, mmtune_live_skip_fn skip,
+void mmtune_live_poll(const unsigned long *ids, unsigned int nr,
+		      mmtune_live_credit_fn credit, mmtune_live_rule_fn rule_of,
 		      void *arg)
 {
 	struct live_pick pk[LIVE_PICK];
@@ -178,10 +195,10 @@ void mmtune_live_poll(mmtune_live_credit_fn credit, mmtune_live_skip_fn skip,
 		return;
 	live_last = jiffies ? jiffies : 1;
 	t0 = local_clock();
-	n = live_pick(pk);
+	n = live_pick(pk, ids, nr);
 	for (i = 0; i < n; i++) {
 		if (budget)
-			live_one(pk[i].task, &budget, credit, skip, arg);
+			live_one(&pk[i], &budget, credit, rule_of, arg);
 		put_task_struct(pk[i].task);
 	}
 	ns = local_clock() - t0;

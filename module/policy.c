@@ -412,7 +412,7 @@ static void notrace policy_mapped(struct mmtune_hook_call *c)
  * matched (as policy_mapped), and pre-mapped pages found untouched at
  * unmap, for the rule the unmapping task matches (at exit and munmap, the
  * process whose pages they were).  An auto rule's counts are kept per mm
- * (auto.c).
+ * and rule (auto.c).
  */
 void notrace mmtune_policy_prefaulted(struct mm_struct *mm, unsigned int n)
 {
@@ -448,46 +448,72 @@ static void notrace auto_credit(struct policy_set *set, unsigned long id,
 }
 
 /*
- * Whether a rule of @set with mapping keys takes @vma: its pages are that
- * rule's, never an auto rule's (auto.c counts per process), so neither
- * live.c's walk nor a zap hands them to one.  The process key is not
- * looked at (the walked process is not the current task): a mapping
- * that another process's rule names is left out too, less to learn
- * from, nothing counted wrong.
+ * The auto rule of @set (its id) whose pages @vma holds in its process,
+ * or 0: what live.c's walk and a zap hand to an auto rule.  It is the
+ * first rule that the process and @vma match, as at the fault, but the
+ * process is not the current task (the walk's is another, an exit_mmap
+ * may run in whoever dropped the last reference): its process key is
+ * not looked at.  An auto rule matches the process if the process
+ * pre-mapped pages under it (auto.c has its slot).  A fixed rule with
+ * mapping keys may have taken @vma: 0, less to learn from, nothing
+ * counted wrong.  A fixed rule without is passed over: had the process
+ * matched it, no later rule would have had its faults.
  */
-static bool notrace mapped_by_map_rule(const struct vm_area_struct *vma,
-				       void *arg)
+static unsigned long notrace auto_rule_of(const struct vm_area_struct *vma,
+					  void *arg)
 {
 	const struct policy_set *set = arg;
+	const struct policy_rule *r;
 	unsigned int i;
 
-	for (i = 0; set->nr_map && i < set->nr; i++)
-		if (set->rule[i].has_map && map_match(&set->rule[i], vma))
-			return true;
-	return false;
+	for (i = 0; i < set->nr; i++) {
+		r = &set->rule[i];
+		if (r->has_map && !map_match(r, vma))
+			continue;
+		if (r->is_auto && mmtune_auto_owns(vma->vm_mm, r->au.id))
+			return r->au.id;
+		if (!r->is_auto && r->has_map)
+			return 0;
+	}
+	return 0;
 }
 
 /*
- * @n untouched pages in a zap of the file mapping @vma (also 0: an auto
- * rule learns at its processes' exit and at live.c's passes, see auto.c),
- * for the rule the unmapping task and @vma match.
+ * @n untouched pages in a zap of the file mapping @vma, for the rule the
+ * unmapping task and @vma match, and for the auto rule whose pages they
+ * are.  In an exit_mmap (no users left) every auto rule hears of it, also
+ * with 0: that is where the process's counts for each are handed over
+ * (auto.c), whichever mappings it still has.
  */
 void notrace mmtune_policy_untouched(struct vm_area_struct *vma,
 				     unsigned long n)
 {
 	struct policy_set *set = rcu_dereference_sched(policy);
-	unsigned long id;
+	struct mm_struct *mm = vma->vm_mm;
+	unsigned long id, of;
+	unsigned int i;
 	u64 p, u, runs;
 
 	if (!set)
 		return;
 	if (n)
 		this_cpu_add(set->ctr[match_cached(set, vma)].untouched, n);
-	if (set->nr_auto && mapped_by_map_rule(vma, set))
-		n = 0;
-	if (set->nr_auto &&
-	    mmtune_auto_unmapped(vma->vm_mm, n, &id, &p, &u, &runs))
-		auto_credit(set, id, p, u, runs);
+	if (!set->nr_auto)
+		return;
+	of = auto_rule_of(vma, set);
+	if (!of && atomic_read(&mm->mm_users))
+		return;
+	for (i = 0; i < set->nr; i++) {
+		id = set->rule[i].is_auto ? set->rule[i].au.id : 0;
+		if (!id || (id != of && atomic_read(&mm->mm_users)))
+			continue;
+		if (!mmtune_auto_unmapped(mm, id, id == of ? n : 0, &p, &u,
+					  &runs))
+			continue;
+		this_cpu_add(set->ctr[i].auto_p, p);
+		this_cpu_add(set->ctr[i].auto_u, u);
+		this_cpu_add(set->ctr[i].auto_runs, runs);
+	}
 }
 
 /*
@@ -559,11 +585,13 @@ static const struct policy_rule *auto_before(const struct policy_set *cur,
 
 	for (i = 0; cur && i < cur->nr; i++) {
 		c = &cur->rule[i];
-		if (!c->is_auto || c->kind != r->kind)
+		if (!c->is_auto || c->kind != r->kind || c->inode != r->inode ||
+		    c->vma != r->vma || c->madv_random != r->madv_random)
 			continue;
 		if ((r->kind == RULE_COMM && !memcmp(c->comm, r->comm, sizeof(r->comm))) ||
 		    (r->kind == RULE_PID && c->pid == r->pid) ||
-		    (r->kind == RULE_CGROUP && c->cgrp == r->cgrp))
+		    (r->kind == RULE_CGROUP && c->cgrp == r->cgrp) ||
+		    r->kind == RULE_ANY)
 			return c;
 	}
 	return NULL;
@@ -779,15 +807,20 @@ static void live_credit(unsigned long id, u64 p, u64 u, u64 runs, void *arg)
 
 static void policy_poll(struct work_struct *work)
 {
+	unsigned long ids[POLICY_MAX_RULES];
 	struct policy_set *set;
 	bool waiting = false;
+	unsigned int i, n;
 
 	mutex_lock(&policy_lock);
 	set = rcu_dereference_protected(policy, lockdep_is_held(&policy_lock));
 	if (set) {
 		mmtune_fa_sync();
-		if (set->nr_auto && mmtune_useful_enabled())
-			mmtune_live_poll(live_credit, mapped_by_map_rule, set);
+		for (i = 0, n = 0; i < set->nr; i++)
+			if (set->rule[i].is_auto)
+				ids[n++] = set->rule[i].au.id;
+		if (n && mmtune_useful_enabled())
+			mmtune_live_poll(ids, n, live_credit, auto_rule_of, set);
 		auto_judge_locked(set);
 		waiting = cgroup_follow_locked(set);
 	}

@@ -392,9 +392,6 @@ int policy_parse_rule(char *text, struct policy_rule *r, unsigned int line,
 		r->kind = RULE_ANY;
 	if (!have_order)
 		return policy_reject(line, "no order=");
-	/* auto.c keeps a process's counts for one rule: not per mapping */
-	if (r->is_auto && r->has_map)
-		return policy_reject(line, "order=auto with file=, vma= or madv=: not supported");
 	return 0;
 }
 

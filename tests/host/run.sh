@@ -597,11 +597,12 @@ suite_policy_auto() {
 	t_file "policy: set: keys in the module's order, two rules" "$pol" "$(printf 'comm=x madv=random order=0\nvma=exec order=1')"
 	cp "$FIX/policy-auto.txt" "$pol"
 	for bad in "comm=a comm=b order=1" "comm=a pid=1 order=1" "madv=seq order=0" "vma=heap order=0" \
-		"file=/nonexistent/x order=0" "file=$T order=0" "file=$pol order=auto" "vma=exec vma=data order=0" \
-		"madv=random order=auto"; do
+		"file=/nonexistent/x order=0" "file=$T order=0" "vma=exec vma=data order=0"; do
 		t_rc "policy: set '$bad': exit 2" 2 "$CTL" policy set "$bad"
 	done
 	t_file "policy: mapping key refusals: nothing written" "$pol" "$(cat "$FIX/policy-auto.txt")"
+	t_rc "policy: set 'madv=random order=auto'" 0 "$CTL" policy set madv=random order=auto
+	t_file "policy: set: an auto rule of mapping keys" "$pol" "madv=random order=auto"
 	printf '# rules 1/32\n# kernel order=9\n# default order=4 hits=5 pages=-\npid=1 order=auto # exited hits=7 pages=- auto_order=0 raised=0 lowered=4 learned=4096 useful=100.0%%\n' >"$pol"
 	run "$CTL" policy show --json
 	t_json "policy auto: --json: an exited pid rule" \

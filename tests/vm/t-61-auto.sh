@@ -78,7 +78,8 @@ fi
 S=$((16384 * PSZ))	# 16384 pages, every one touched
 # room for S and what lies beside it: 256 MiB, more with pages over 4 KiB
 # (S alone is 256 MiB with arm64's 16 KiB pages: the runs there got ENOSPC)
-TMB=$((S / 1048576 + 64)); [ $TMB -ge 256 ] || TMB=256
+# and the per-mapping section's second file, a quarter of S
+TMB=$((S / 1048576 * 5 / 4 + 64)); [ $TMB -ge 256 ] || TMB=256
 mount -t tmpfs -o size=${TMB}m,huge=never mmt-auto "$WORK" || { fail "tmpfs"; exit 1; }
 SP=$((256 * 512 * PSZ))	# 256 page tables, one page touched in each
 
@@ -302,6 +303,47 @@ for o in $live_orders; do
 		live_end
 	done
 done
+sect "per mapping: file= rules with order=auto beside a process key's"
+# docs/policy.md: two files, each under an auto rule of its own, read by
+# two live readers of one name (a seq reader of fa, a sparse one of fb:
+# a page a page table), and comm=fplive order=auto last, which takes
+# their other mappings (their binary and libc). auto.c keeps a process's
+# counts per rule: each rule learns from its own pages alone, fa's
+# climbs to max_order and fb's falls to 0 while both readers run, and
+# the comm= rule learns only the start-up's pages.
+dd if=/dev/zero of="$WORK/fb" bs="$PSZ" count=4096 status=none
+# fr FILE FIELD: FIELD's value on the file=$WORK/FILE order=auto line
+fr() {
+	awk -v k="file=$WORK/$1 order=auto #" -v f="$2=" 'index($0, k) == 1 {
+		for (i = 1; i <= NF; i++) if (index($i, f) == 1) { print substr($i, length(f) + 1); exit } }' $MMT/policy
+}
+check "file= auto rules and a comm= auto rule" pwrite "clear\n" &&
+	pwrite "file=$WORK/fa order=auto\nfile=$WORK/fb order=auto\ncomm=fplive order=auto\n"
+FAULTPROBE_LIVE=120:100 FAULTPROBE_HOLD=$WORK/lhold "$FPL" "$WORK/fa" > "$WORK/ma" & mpa=$!
+FAULTPROBE_STRIDE=$PT FAULTPROBE_LIVE=240:50 FAULTPROBE_HOLD=$WORK/lhold "$FPL" "$WORK/fb" > "$WORK/mb" & mpb=$!
+n=0
+while { [ "$(fr fa auto_order)" != "$MAX" ] || [ "$(fr fb auto_order)" != 0 ]; } && [ $n -lt 200 ]; do
+	sleep 0.2; n=$((n + 1))
+done
+echo "# per mapping: $(grep -v '^#' $MMT/policy | sed "s|$WORK/||" | tr '\n' ';')"
+kill -0 $mpa 2>/dev/null && kill -0 $mpb 2>/dev/null && alive=alive || alive=exited
+expect_eq "per mapping: the seq reader's file at max_order, the sparse one's at 0, both running" \
+	"$(fr fa auto_order) $(fr fb auto_order) $alive" "$MAX 0 alive"
+expect_eq "per mapping: fa only raised, fb only lowered" "$(fr fa lowered) $(fr fb raised)" "0 0"
+# Ground truth once both have ended: each rule learned every page it
+# pre-mapped (prefaulted counts them at the fault, for the rule matched),
+# none of another's. With one slot per process (the rules' counts
+# mixed), the comm= rule lost its start-up's pages to fa's and fb's.
+kill $mpa $mpb 2>/dev/null; wait $mpa $mpb 2>/dev/null
+la=$(fr fa learned) lb=$(fr fb learned) lc=$(fl learned)
+echo "# per mapping, learned: fa $la, fb $lb, comm=fplive $lc"
+expect_eq "per mapping: each rule learned the pages it pre-mapped, fa fb comm=" \
+	"$la $lb $lc" "$(fr fa prefaulted) $(fr fb prefaulted) $(fl prefaulted)"
+[ "${lc:-0}" -gt 0 ] 2>/dev/null && [ $((lc * 4)) -lt "${la:-0}" ] &&
+	ok "per mapping: the comm= rule learned its start-up's $lc pages, fa's rule $la" ||
+	fail "per mapping: the comm= rule learned '${lc:-}' pages, fa's rule '${la:-}'"
+changes=$((changes + $(fr fa raised) + $(fr fb lowered) + $(fl raised) + $(fl lowered)))
+
 l=$(info policy_live_passes)
 [ "${l:-0}" -gt 0 ] 2>/dev/null && ok "info: $l live passes, $(info policy_live_slots) slots, longest poll $(info policy_live_poll_max_us) us" ||
 	fail "info policy_live_passes '${l:-}'"

@@ -277,8 +277,6 @@ static int rules_from_args(const char *verb, int argc, char **argv, struct mmt_p
 
 				if (!n || out[n - 1].order[0])
 					rc = usage_err(verb, "'%.40s' without a key (comm=, pid=, cgroup=, file=, vma=, madv=) before it", tok);
-				else if (!strcmp(o, "auto") && mmt_prule_maps(&out[n - 1]))
-					rc = usage_err(verb, "order=auto with file=, vma= or madv=: not supported (an auto rule learns per process)");
 				else if (strcmp(o, "default") && strcmp(o, "auto") &&
 					 mmt_parse_long(o, 0, maxo, &v))
 					rc = usage_err(verb, "order '%.40s': want 0..%d, 'default' or 'auto'", o, maxo);
