@@ -131,6 +131,9 @@ void mmtune_policy_window(const struct vm_fault *vmf, unsigned long *start,
 			  unsigned long *end);
 void mmtune_policy_prefaulted(struct mm_struct *mm, unsigned int n);
 void mmtune_policy_untouched(struct vm_area_struct *vma, unsigned long n);
+/* rss.c's rule= selection */
+int mmtune_policy_vma_rule(struct task_struct *t,
+			   const struct vm_area_struct *vma);
 
 /* usefulness.c: fault-around's pre-mapped pages touched, a user of hooks.h. */
 extern const struct mmtune_feature mmtune_usefulness_feature;

@@ -134,21 +134,22 @@ static __always_inline unsigned int rule_order(const struct policy_rule *r)
 }
 
 /*
- * Whether @r's task key matches the current task, whose process's name is
- * @comm and whose cgroup is *@cg (NULL: looked up here if a cgroup= rule
- * needs it).
+ * Whether @r's task key matches the task @t (the current one, but for
+ * rss.c), whose process's name is @comm and whose cgroup is *@cg (NULL:
+ * looked up here if a cgroup= rule needs it).
  */
 static __always_inline bool task_match(const struct policy_rule *r,
-				       const u64 *comm, struct cgroup **cg)
+				       struct task_struct *t, const u64 *comm,
+				       struct cgroup **cg)
 {
 	switch (r->kind) {
 	case RULE_COMM:
 		return r->comm[0] == comm[0] && r->comm[1] == comm[1];
 	case RULE_PID:
-		return task_tgid(current) == r->pid;
+		return task_tgid(t) == r->pid;
 	case RULE_CGROUP:
 		if (!*cg)
-			*cg = task_dfl_cgroup(current);
+			*cg = task_dfl_cgroup(t);
 		return cgroup_is_descendant(*cg, READ_ONCE(r->cgrp));
 	case RULE_ANY:
 		return true;
@@ -194,7 +195,7 @@ static __always_inline u32 task_mask(const struct policy_set *set,
 	u32 mask = 0;
 
 	for (i = 0; i < set->nr; i++)
-		if (task_match(&set->rule[i], comm, &cg))
+		if (task_match(&set->rule[i], current, comm, &cg))
 			mask |= BIT(i);
 	return mask;
 }
@@ -218,11 +219,13 @@ static __always_inline unsigned int first_of(const struct policy_set *set,
 }
 
 /*
- * Index of the first rule of @set matching the current task, whose
- * process's name is @comm, and @vma (NULL: a rule with mapping keys
- * matches no mapping), or set->nr.  The walk of small sets.
+ * Index of the first rule of @set matching the task @t (the current one,
+ * but for rss.c), whose process's name is @comm, and @vma (NULL: a rule
+ * with mapping keys matches no mapping), or set->nr.  The walk of small
+ * sets.
  */
 static __always_inline unsigned int match(const struct policy_set *set,
+					  struct task_struct *t,
 					  const u64 *comm,
 					  const struct vm_area_struct *vma)
 {
@@ -232,7 +235,7 @@ static __always_inline unsigned int match(const struct policy_set *set,
 	for (i = 0; i < set->nr; i++) {
 		const struct policy_rule *r = &set->rule[i];
 
-		if (task_match(r, comm, &cg) &&
+		if (task_match(r, t, comm, &cg) &&
 		    (!r->has_map || (vma && map_match(r, vma))))
 			return i;
 	}
@@ -280,7 +283,7 @@ static __always_inline unsigned int match_cached(const struct policy_set *set,
 	 */
 	memcpy(comm, READ_ONCE(t->group_leader)->comm, sizeof(comm));
 	if (set->nr <= MATCH_DIRECT)
-		return match(set, comm, vma);
+		return match(set, t, comm, vma);
 	if (set->nr_cgroup) {
 		cg = task_dfl_cgroup(t);
 		cgid = cgroup_id(cg);
@@ -387,6 +390,32 @@ void notrace mmtune_policy_window(const struct vm_fault *vmf,
 	idx = match_cached(set, vmf->vma);
 	narrow(vmf, idx < set->nr ? rule_order(&set->rule[idx]) :
 	       READ_ONCE(mmtune_fa_base), start, end);
+}
+
+/*
+ * The rule (its index) whose order the process @t, a thread group
+ * leader, gets at a fault on @vma, or -1 for none: rss.c's "rule="
+ * selection, outside the fault path (a walk of the rules, no cache).
+ */
+int mmtune_policy_vma_rule(struct task_struct *t,
+			   const struct vm_area_struct *vma)
+{
+	struct policy_set *set;
+	u64 comm[COMM_WORDS];
+	unsigned int idx;
+	int ret = -1;
+
+	memcpy(comm, t->comm, sizeof(comm));	/* as the fault path reads it */
+	rcu_read_lock();			/* the task's cgroup */
+	rcu_read_lock_sched();			/* the set */
+	set = rcu_dereference_sched(policy);
+	if (set) {
+		idx = match(set, t, comm, vma);
+		ret = idx < set->nr ? idx : -1;
+	}
+	rcu_read_unlock_sched();
+	rcu_read_unlock();
+	return ret;
 }
 
 /*

@@ -19,8 +19,12 @@
  * Which processes: every one (the default), or what one write before the
  * reads of the same open file selects: "pid=N" (in the writer's pid
  * namespace) or "cgroup=PATH" (a cgroup v2 path: its processes and its
- * descendants').  Found by thread group id, in the reader's pid
- * namespace, as /proc lists them.  The walk only reads page tables, under
+ * descendants').  Or "rule=N": every process, and of each the mappings
+ * whose faults the policy's N-th rule (from 1) gives its order as the
+ * read finds the rules: a rule with file=, vma= or madv= takes mappings,
+ * not processes.  A rule that does not exist then takes none.  Found by
+ * thread group id, in the reader's pid namespace, as /proc lists them.
+ * The walk only reads page tables, under
  * the mmap lock, which it only tries: a process whose lock is held is
  * shown "busy" without counts.
  */
@@ -51,6 +55,7 @@
 struct rss_sel {
 	struct pid *pid;	/* one process, or */
 	struct cgroup *cgrp;	/* a cgroup's, or neither: every process */
+	int rule;		/* rule=: its index, -1 for none */
 };
 
 struct rss_file {
@@ -97,8 +102,12 @@ static struct rss_file *rss_slot(struct rss_file *f, unsigned int *n,
 	return &f[RSS_FILES - 1];	/* file NULL: "(more)" */
 }
 
-/* One process's lines; the mmap lock held. */
-static void rss_show_mm(struct seq_file *m, struct mm_struct *mm, pid_t nr,
+/*
+ * One process's lines, of its mappings that the rule @rule takes (-1:
+ * every one); the mmap lock held.
+ */
+static void rss_show_mm(struct seq_file *m, struct task_struct *t,
+			struct mm_struct *mm, pid_t nr, int rule,
 			const char *comm, struct rss_file *f)
 {
 	struct rss_file all = { NULL, 0, 0 };
@@ -108,7 +117,8 @@ static void rss_show_mm(struct seq_file *m, struct mm_struct *mm, pid_t nr,
 
 	memset(f, 0, sizeof(*f) * RSS_FILES);
 	for (; (vma = find_vma(mm, addr)); addr = vma->vm_end)
-		if (mmtune_vma_judged(vma))
+		if (mmtune_vma_judged(vma) &&
+		    (rule < 0 || mmtune_policy_vma_rule(t, vma) == rule))
 			rss_range(mm, vma->vm_start, vma->vm_end,
 				  rss_slot(f, &n, vma));
 	for (i = 0; i < n; i++) {
@@ -135,7 +145,7 @@ static void rss_show_mm(struct seq_file *m, struct mm_struct *mm, pid_t nr,
 }
 
 static void rss_show_task(struct seq_file *m, struct task_struct *t,
-			  pid_t nr, struct rss_file *f)
+			  pid_t nr, int rule, struct rss_file *f)
 {
 	char comm[TASK_COMM_LEN];
 	struct mm_struct *mm;
@@ -145,7 +155,7 @@ static void rss_show_task(struct seq_file *m, struct task_struct *t,
 	if (!mm)
 		return;
 	if (mmap_read_trylock(mm)) {
-		rss_show_mm(m, mm, nr, comm, f);
+		rss_show_mm(m, t, mm, nr, rule, comm, f);
 		mmap_read_unlock(mm);
 	} else {
 		seq_printf(m, "pid=%d busy comm=", nr);
@@ -195,7 +205,7 @@ static int rss_show(struct seq_file *m, void *v)
 		rcu_read_unlock();
 		if (t) {
 			if (rss_selected(sel, t))
-				rss_show_task(m, t, nr, f);
+				rss_show_task(m, t, nr, sel->rule, f);
 			put_task_struct(t);
 		}
 		if (!pid || sel->pid || fatal_signal_pending(current))
@@ -213,6 +223,7 @@ static int rss_open(struct inode *inode, struct file *file)
 
 	if (!sel)
 		return -ENOMEM;
+	sel->rule = -1;
 	/* a machine's worth of lines: a smaller buffer walks it again */
 	ret = single_open_size(file, rss_show, sel, 512 * 1024);
 	if (ret)
@@ -227,6 +238,7 @@ static void rss_sel_put(struct rss_sel *sel)
 		cgroup_put(sel->cgrp);
 	sel->pid = NULL;
 	sel->cgrp = NULL;
+	sel->rule = -1;
 }
 
 static int rss_release(struct inode *inode, struct file *file)
@@ -238,7 +250,7 @@ static int rss_release(struct inode *inode, struct file *file)
 	return single_release(inode, file);
 }
 
-/* "pid=N", "cgroup=PATH" or "all" into @sel; on error @sel is unchanged */
+/* "pid=N", "cgroup=PATH", "rule=N" or "all" into @sel; on error @sel is unchanged */
 static int rss_select(struct rss_sel *sel, const char *buf)
 {
 	struct cgroup *cgrp;
@@ -247,6 +259,14 @@ static int rss_select(struct rss_sel *sel, const char *buf)
 
 	if (!strcmp(buf, "all")) {
 		rss_sel_put(sel);
+		return 0;
+	}
+	if (str_has_prefix(buf, "rule=")) {
+		ret = kstrtoint(buf + 5, 10, &nr);
+		if (ret || nr <= 0)
+			return -EINVAL;
+		rss_sel_put(sel);
+		sel->rule = nr - 1;
 		return 0;
 	}
 	if (str_has_prefix(buf, "pid=")) {

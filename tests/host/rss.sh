@@ -148,6 +148,22 @@ suite_rss() {
 	t_rc "rss --rule 2, its process exited: exit 1" 1 "$CTL" rss --rule 2
 	t_grep "rss --rule 2, exited: says so" err 'rule 2: its process 300 has exited'
 	expect_eq "rss --rule 2, exited: nothing written" "$(cat "$T/rss")" "$l"
+	# a rule with mapping keys: the module selects its mappings (rule=N)
+	cp "$T/policy" "$W/policy.keep"
+	printf '%s\n' '# rules 2/32' '# kernel order=4' '# default order=4 hits=5 pages=-' \
+		'comm=cc1 order=2 # hits=1 pages=-' 'comm=cc1 file=/data/x madv=random order=0 # hits=1 pages=-' >"$T/policy"
+	run "$CTL" rss --json --rule 2
+	[ "$RC" = 0 ] && [ "$(tail -n 1 "$T/rss")" = "rule=2" ] && ok "rss --rule 2 (comm= file= madv=): rule=2 written, exit 0" ||
+		fail "rss --rule 2 of mapping keys: exit $RC, last line '$(tail -n 1 "$T/rss")': $(errline)"
+	t_json "rss --rule 2 of mapping keys: what the (fake) kernel gave, no comm= filter" 'len(d["processes"]) == 5'
+	if chattr +i "$T/rss" 2>/dev/null; then
+		t_rc "rss --rule of mapping keys, the file read-only (lockdown): exit 1" 1 "$CTL" rss --rule 2
+		chattr -i "$T/rss"
+		t_grep "rss --rule of mapping keys, read-only: says why" err 'rule 2 takes mappings, which only the module can select'
+	else
+		skip "rss --rule of mapping keys, the file read-only (lockdown)" "chattr +i refused here"
+	fi
+	cp "$W/policy.keep" "$T/policy"
 
 	# the header's limits
 	sed -i '1s/.*/# available 1 usefulness_enable 0 page_size 4096/' "$T/rss"

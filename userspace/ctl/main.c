@@ -91,6 +91,7 @@ static const struct cmd cmds[] = {
 	  "  PID              that process (default: every process)\n"
 	  "  --cgroup PATH    the processes of that cgroup v2 and of those below it\n"
 	  "  --rule N         the processes of the N-th rule 'mmtunectl policy' lists\n"
+	  "                   (a rule with file=, vma=, madv=: the mappings it takes)\n"
 	  "  --top N          files in the top list (default 10; 0: none)\n"
 	  "  --files          each process's files under it\n"
 	  "  --json           one JSON object\n" },

@@ -39,8 +39,11 @@ const struct option rss_opts[] = {
 #define COLS		"%7s %-15s %12s %12s %12s %12s %10s\n"
 #define FILE_INDENT	50		/* a process's file lines: under "mapped" */
 
-/* What the read keeps: every process, the kernel's pid= or cgroup=, or a comm. */
-enum { SEL_ALL, SEL_PID, SEL_CGROUP, SEL_COMM };
+/*
+ * What the read keeps: every process, the kernel's pid= or cgroup=, a
+ * comm, or the kernel's rule= (the mappings a rule with mapping keys takes).
+ */
+enum { SEL_ALL, SEL_PID, SEL_CGROUP, SEL_COMM, SEL_RULE };
 
 struct rss_args {
 	int json, files, kind, nsel;
@@ -143,7 +146,8 @@ static int rss_args(int argc, char **argv, struct rss_args *a)
 
 /*
  * A rule's match as the selection: pid= and cgroup= the kernel's, comm=
- * ours.  An exited pid= rule's number may be another process's by now.
+ * ours, a rule with mapping keys the kernel's rule=.  An exited pid=
+ * rule's number may be another process's by now.
  */
 static int match_sel(struct rss_args *a, const struct mmt_prule *r)
 {
@@ -162,9 +166,10 @@ static int match_sel(struct rss_args *a, const struct mmt_prule *r)
 		snprintf(a->arg, sizeof(a->arg), "%s", v);
 		return 0;
 	}
-	if (k == MATCH_MAP)
-		return usage_err("rss", "rule %ld ('%.60s') matches mappings, not processes: --rule takes a comm=, pid= or cgroup= rule alone",
-				 a->rule, r->match);
+	if (k == MATCH_MAP) {
+		a->kind = SEL_RULE;
+		return 0;
+	}
 	fprintf(stderr, PROG ": rss: rule %ld: unexpected match '%.60s'\n", a->rule, r->match);
 	return MMT_EXIT_FAIL;
 }
@@ -213,6 +218,11 @@ static int rss_open(const struct rss_args *a, char *path, size_t n, int *sel)
 		*sel = 0;
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 	}
+	if (fd < 0 && errno == EPERM && a->kind == SEL_RULE) {
+		fprintf(stderr, PROG ": rss: rule %ld takes mappings, which only the module can select, and it refuses the selection (lockdown?)\n",
+			a->rule);
+		return -MMT_EXIT_FAIL;
+	}
 	return fd >= 0 ? fd : -rss_open_fail(path, errno);
 }
 
@@ -236,7 +246,7 @@ static int sel_fail(const struct rss_args *a, int e, const char *path, char *lin
 	}
 }
 
-/* Write the selection (pid= or cgroup=) before the read; 0 or an exit code. */
+/* Write the selection (pid=, cgroup= or rule=) before the read; 0 or an exit code. */
 static int rss_select(int fd, const struct rss_args *a, const char *path)
 {
 	char line[PATH_MAX + 16];
@@ -245,6 +255,8 @@ static int rss_select(int fd, const struct rss_args *a, const char *path)
 
 	if (a->kind == SEL_PID)
 		n = (size_t)snprintf(line, sizeof(line), "pid=%ld\n", a->pid);
+	else if (a->kind == SEL_RULE)
+		n = (size_t)snprintf(line, sizeof(line), "rule=%ld\n", a->rule);
 	else
 		n = (size_t)snprintf(line, sizeof(line), "cgroup=%s\n", a->arg);
 	do
@@ -259,7 +271,7 @@ static int rss_select(int fd, const struct rss_args *a, const char *path)
 static int rss_read(const struct rss_args *a, char **buf)
 {
 	char path[PATH_MAX + 16];
-	int sel = a->kind == SEL_PID || a->kind == SEL_CGROUP;
+	int sel = a->kind == SEL_PID || a->kind == SEL_CGROUP || a->kind == SEL_RULE;
 	int fd = rss_open(a, path, sizeof(path), &sel), rc;
 
 	if (fd < 0)
