@@ -924,6 +924,29 @@ suite_prometheus_rss() {
 	run "$CTL" stats --prometheus --rss
 	t_prom "prometheus --rss: bytes are pages times the header's page_size" \
 		'v("mmtune_rss_mapped_bytes", rule="pid=300 order=3") == 60 * 65536 and v("mmtune_rss_untouched_bytes", rule="default") == 5 * 65536'
+	# a rule with mapping keys: its pages per process from the module (the
+	# fake gives every process to rule=1), the rest to the process's
+	# rule: here nothing (all taken); rule=1 written
+	prom_rss_tree
+	sed -i 's|^# rules 5/32$|# rules 6/32|; s|^# default order=4 .*|&\nfile=/data/db order=0 # hits=0 pages=-|' "$T/policy"
+	run "$CTL" stats --prometheus --rss
+	[ "$RC" = 0 ] && [ "$(tail -n 1 "$T/rss")" = "rule=1" ] && ok "prometheus --rss, a file= rule first: rule=1 written, exit 0" ||
+		fail "prometheus --rss, a file= rule: exit $RC, last line '$(tail -n 1 "$T/rss")': $(errline)"
+	t_prom "prometheus --rss, a file= rule first: its pages, every process's here" \
+		"v('mmtune_rss_mapped_bytes', rule='file=/data/db order=0') == 590 * 4096 and v('mmtune_rss_untouched_bytes', rule='file=/data/db order=0') == 341 * 4096 and v('mmtune_rss_processes', rule='file=/data/db order=0') == 7"
+	t_prom "prometheus --rss, a file= rule first: what it took is no other rule's" \
+		"sum(S[k] for k in S if k[0] == 'mmtune_rss_mapped_bytes') == 590 * 4096 and v('mmtune_rss_processes', rule='default') == 0"
+	if chattr +i "$T/rss" 2>/dev/null; then
+		run "$CTL" stats --prometheus --rss
+		chattr -i "$T/rss"
+		[ "$RC" = 0 ] && grep -q "note: the rss metrics are left out: rules with file=.*lockdown" "$W/err" &&
+			ok "prometheus --rss, a file= rule, the file read-only (lockdown): left out, a note, exit 0" ||
+			fail "prometheus --rss, a file= rule, read-only: exit $RC: $(errline)"
+		t_prom "prometheus --rss, a file= rule, read-only: no rss metric" 'not [n for n in names if n.startswith("mmtune_rss_")]'
+	else
+		skip "prometheus --rss, a file= rule, the file read-only (lockdown)" "chattr +i refused here"
+	fi
+	prom_rss_tree
 	run "$CTL" stats --prometheus
 	t_prom "prometheus without --rss: no rss metrics" \
 		'v("mmtune_faults_total") == 1200 and not [n for n in names if n.startswith("mmtune_rss_")]'

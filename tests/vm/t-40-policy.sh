@@ -393,6 +393,21 @@ if head -n 1 $MMT/rss | grep -q '^# available 1 '; then
 	grep -q "^ *$a fpolicy0 " "$WORK/r1t" && ! grep -q "^ *$b " "$WORK/r1t" && [ $rc = 0 ] &&
 		ok "mmtunectl rss --rule 1: the process on the file, exit 0" ||
 		fail "mmtunectl rss --rule 1: exit $rc: $(head -5 "$WORK/r1t" "$WORK/err")"
+	# stats --prometheus --rss: the file= rule's bytes are the file's
+	# pages, the comm= rule's both processes' other pages (a plain read's)
+	ue0=$(cat $MMT/usefulness_enable)
+	if wr $MMT/usefulness_enable 1; then
+		"$CTL" stats --prometheus --rss > "$WORK/prom" 2> "$WORK/err"
+		pm() { awk -v r="mmtune_rss_mapped_bytes{rule=\"$1\"}" 'index($0, r) == 1 { print $NF }' "$WORK/prom"; }
+		tot() { sed -n "s/^pid=$1 mapped=\([0-9]*\) untouched=[0-9]* comm=.*/\1/p" $MMT/rss; }
+		fm=${fl#*mapped=}
+		expect_eq "prometheus --rss: the file= rule's bytes, the comm= rule's (the rest of both processes)" \
+			"$(pm "comm=fpolicy0 file=$F order=0") $(pm "comm=fpolicy0 order=1")" \
+			"$((fm * PSZ)) $(( ($(tot $a) + $(tot $b) - fm) * PSZ ))"
+		wr $MMT/usefulness_enable "$ue0"
+	else
+		skip "prometheus --rss per rule" "usefulness_enable 1 refused"
+	fi
 	check "rss: a rule=N the set has not" sh -c "exec 3<>$MMT/rss; printf rule=9 >&3; ! grep -q '^pid=' <&3"
 	expect_einval "rss: rule=0 refused" $MMT/rss rule=0
 	echo > "$WORK/rh"

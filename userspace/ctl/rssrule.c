@@ -5,7 +5,11 @@
  * rule it matches first, in policy order, as the module matches faults:
  * pid= its pid, comm= its comm as the rss line gives it, cgroup= its
  * cgroup v2 path (/proc/PID/cgroup's "0::" line; env MMTUNE_PROC stands
- * for /proc in tests) that path or below it.  Processes no rule matches
+ * for /proc in tests) that path or below it.  A rule with mapping keys
+ * (file=, vma=, madv=) takes mappings, not processes: the module gives
+ * each such rule's pages per process (a read with "rule=N" written
+ * first), they are that rule's, and a process's other pages go to the
+ * first rule of a process key it matches.  Processes no rule matches
  * go under the default; busy ones (mmap lock held) are only counted.
  * prom.c prints the sums.
  */
@@ -89,9 +93,49 @@ static int first_rule(const struct mmt_policy *ps, const struct rline *l)
 	return -1;
 }
 
-/* Each process line of the rest of the file into by (file lines: in its figures). */
+/* A process's pages that rules with mapping keys took (pages). */
+struct taken {
+	long pid;
+	unsigned long long mapped, untouched;
+};
+
+struct takens {
+	struct taken *t;
+	size_t n, cap;
+};
+
+static int taken_cmp(const void *a, const void *b)
+{
+	long x = ((const struct taken *)a)->pid, y = ((const struct taken *)b)->pid;
+
+	return (x > y) - (x < y);
+}
+
+/* l's pages less what mapping rules took of its process (tk sorted by pid). */
+static void take_off(const struct takens *tk, struct rline *l)
+{
+	struct taken key = { .pid = l->pid }, *t;
+	size_t i;
+
+	t = tk->n ? bsearch(&key, tk->t, tk->n, sizeof(key), taken_cmp) : NULL;
+	if (!t)
+		return;
+	while (t > tk->t && t[-1].pid == l->pid)
+		t--;
+	for (i = t - tk->t; i < tk->n && tk->t[i].pid == l->pid; i++) {
+		l->mapped -= tk->t[i].mapped < l->mapped ? tk->t[i].mapped : l->mapped;
+		l->untouched -= tk->t[i].untouched < l->untouched ? tk->t[i].untouched : l->untouched;
+	}
+}
+
+/*
+ * Each process line of the rest of the file into by (file lines: in its
+ * figures), less what mapping rules took; a process they took whole is
+ * not counted again.
+ */
 static void sum_procs(const struct mmt_policy *ps, struct rss_by_rule *by,
-		      unsigned long long page_size, char **save)
+		      unsigned long long page_size, char **save,
+		      const struct takens *tk)
 {
 	struct rss_sum *s;
 	struct rline l;
@@ -104,6 +148,9 @@ static void sum_procs(const struct mmt_policy *ps, struct rss_by_rule *by,
 			by->busy++;
 			continue;
 		}
+		take_off(tk, &l);
+		if (!l.mapped)
+			continue;
 		i = first_rule(ps, &l);
 		s = i < 0 ? &by->def : &by->r[i];
 		s->mapped += l.mapped * page_size;
@@ -123,26 +170,97 @@ static int head_ok(const struct rss_head *h)
 	return 1;
 }
 
+/*
+ * The rss file into *buf, with "rule=@rule" written first (0: none): 0,
+ * -1 after the note why the metrics are left out, or an exit code.
+ */
+static int read_sel(const char *path, int rule, char **buf)
+{
+	char line[32];
+	int fd = open(path, rule ? O_RDWR | O_APPEND | O_CLOEXEC : O_RDONLY | O_CLOEXEC), rc;
+	size_t n;
+
+	if (fd < 0 && errno == ENOENT)
+		return left_out("this mmtune module has no rss file") - 1;
+	if (fd < 0 && errno == EPERM && rule)
+		return left_out("rules with file=, vma= or madv= take mappings, which only the module selects, and it refuses the selection (lockdown?)") - 1;
+	if (fd < 0)
+		return rss_open_fail(path, errno);
+	n = (size_t)snprintf(line, sizeof(line), "rule=%d\n", rule);
+	if (rule && write(fd, line, n) != (ssize_t)n)
+		rc = left_out("the module refused a rule= selection (a module older than this mmtunectl?)") - 1;
+	else
+		rc = rss_read_all(fd, path, buf);
+	close(fd);
+	return rc;
+}
+
+/*
+ * Rule @i's pages, a rule with mapping keys, into by->r[i] and tk (per
+ * process): 0, -1 if left out (a note said why), or an exit code.
+ */
+static int sum_map_rule(const char *path, int i, struct rss_by_rule *by,
+			struct takens *tk)
+{
+	char *buf = NULL, *save;
+	struct rss_head h;
+	struct rline l;
+	int rc = read_sel(path, i + 1, &buf);
+
+	if (!rc)
+		rc = rss_header(buf, &h, &save);
+	while (!rc && rss_next(&save, &l)) {
+		if (l.file || l.busy)
+			continue;
+		if (tk->n == tk->cap) {
+			size_t cap = tk->cap ? 2 * tk->cap : 64;
+			struct taken *t = realloc(tk->t, cap * sizeof(*t));
+
+			if (!t) {
+				rc = lib_fail(MMT_EIO);
+				break;
+			}
+			tk->t = t;
+			tk->cap = cap;
+		}
+		tk->t[tk->n++] = (struct taken){ l.pid, l.mapped, l.untouched };
+		by->r[i].mapped += l.mapped * h.page_size;
+		by->r[i].untouched += l.untouched * h.page_size;
+		by->r[i].procs++;
+	}
+	free(buf);
+	return rc;
+}
+
 int rss_by_rule(const struct mmt_policy *ps, struct rss_by_rule *by)
 {
 	char path[PATH_MAX + 16], *buf = NULL, *save;
+	struct takens tk = { 0 };
 	struct rss_head h;
-	int fd, rc;
+	const char *v;
+	long pid;
+	int i, rc;
 
 	memset(by, 0, sizeof(*by));
 	rc = rss_path(path, sizeof(path));
 	if (rc)
 		return rc;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? left_out("this mmtune module has no rss file") :
-					 rss_open_fail(path, errno);
-	rc = rss_read_all(fd, path, &buf);
-	close(fd);
+	rc = read_sel(path, 0, &buf);
 	if (!rc)
 		rc = rss_header(buf, &h, &save);
-	if (!rc && head_ok(&h))
-		sum_procs(ps, by, h.page_size, &save);
+	if (!rc && head_ok(&h)) {
+		for (i = 0; !rc && i < ps->nr; i++)
+			if (rule_match(&ps->r[i], &pid, &v) == MATCH_MAP)
+				rc = sum_map_rule(path, i, by, &tk);
+		if (!rc) {
+			if (tk.n)
+				qsort(tk.t, tk.n, sizeof(*tk.t), taken_cmp);
+			sum_procs(ps, by, h.page_size, &save, &tk);
+		}
+	}
+	free(tk.t);
 	free(buf);
-	return rc;
+	if (rc < 0)
+		memset(by, 0, sizeof(*by));	/* left out, a note said why */
+	return rc < 0 ? 0 : rc;
 }
