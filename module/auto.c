@@ -6,20 +6,20 @@
  * pages pre-mapped ahead of a process, and at each unmap the pre-mapped
  * pages still untouched.  The two counts only make a ratio over the same
  * pages: a process that pre-mapped 10,000 pages and has unmapped none yet
- * has not said how many it will touch.  So the counts are kept per
- * process (its mm) and rule, and handed to the rule when the pages they
- * cover have all been judged: at exit_mmap, when the mm has no users
- * left and every page it still maps is judged, and, while it lives, at
- * each pass of live.c's walk, which counts the pre-mapped pages it still
- * maps that are untouched so far ("old").  A pass hands over the pages pre-mapped since
+ * has not said how many it will touch.  So the counts are kept per process
+ * (its mm) and rule, and handed to the rule when the pages they cover have
+ * all been judged: at exit_mmap, when the mm has no users left and every
+ * page it still maps is judged, and, while it lives, at each pass of
+ * live.c's walk, which counts the pre-mapped pages it still maps that are
+ * untouched so far ("old").  A pass hands over the pages pre-mapped since
  * the last one, and as untouched those unmapped untouched since, plus the
  * change in old: old(now) - old(last pass).  The sum over the passes is
  * exact at each pass (every page pre-mapped so far is either unmapped
  * untouched, still old, or touched); a page pre-mapped just before a pass
- * and touched just after counts untouched until the next pass takes it
- * back (the change is negative then).  A service that never ends is
- * judged every second or so; the exit hands over the rest, less the last
- * pass's old pages, which its zap counts again.
+ * and touched just after counts untouched until the next pass takes it back
+ * (the change is negative then).  A service that never ends is judged every
+ * second or so; the exit hands over the rest, less the last pass's old
+ * pages, which its zap counts again.
  *
  * The per-process counts live in a table hashed by mm and rule, a slot
  * per process and auto rule: a process whose mappings fall under two
@@ -124,15 +124,15 @@ bool mmtune_auto_judge(struct mmtune_auto *a, u64 p, u64 u, u64 runs,
 /* ---- per process (preemption off: the hooks' callbacks) ---- */
 
 /*
- * A slot per process and auto rule, hashed by both.  The fault path's count of pages
- * pre-mapped goes to a per-CPU counter of the slot while the slot is the
- * process's (read without the lock): threads of one process faulting on
- * every CPU write no shared line and take no lock.  The slot's lock is
+ * A slot per process and auto rule, hashed by both.  The fault path's count
+ * of pages pre-mapped goes to a per-CPU counter of the slot while the slot
+ * is the process's (read without the lock): threads of one process faulting
+ * on every CPU write no shared line and take no lock.  The slot's lock is
  * taken where a count is handed over (at exit, at a live pass) or a slot
  * changes hands, which first folds the CPUs' counters into p and p_all
  * (slot_fold()).  A fault that read the slot as its process's just as
- * another process took it over (a hash collision, at that instant) adds
- * its pages to the new owner's: as rare as it is small.
+ * another process took it over (a hash collision, at that instant) adds its
+ * pages to the new owner's: as rare as it is small.
  */
 #define AUTO_SLOT_BITS	10
 
@@ -256,13 +256,13 @@ bool notrace mmtune_auto_owns(const struct mm_struct *mm, unsigned long id)
  * @n pre-mapped pages of the auto rule @id found untouched in a zap of
  * @mm.  In exit_mmap (no users left) the mm's counts for @id so far are
  * handed over: true, with the pages in *@p and *@u and 1 in *@runs (the
- * process ended); the later zaps of the same exit_mmap (the same task
- * runs them all) hand over their untouched pages alone.  A slot whose mm ended is
+ * process ended); the later zaps of the same exit_mmap (the same task runs
+ * them all) hand over their untouched pages alone.  A slot whose mm ended is
  * nobody's: a new mm at the same address (mm_structs are reused at once:
  * the next fork gets the last freed one) counts nothing there until it
- * pre-maps pages of its own.  So a forked child, whose copy of its
- * parent's page tables holds the parent's old PTEs, never hands them
- * over as the ended process's.
+ * pre-maps pages of its own.  So a forked child, whose copy of its parent's
+ * page tables holds the parent's old PTEs, never hands them over as the
+ * ended process's.
  */
 bool notrace mmtune_auto_unmapped(struct mm_struct *mm, unsigned long id,
 				  unsigned long n, u64 *p, u64 *u, u64 *runs)
@@ -329,14 +329,14 @@ bool mmtune_auto_live(const struct mm_struct *mm, unsigned long id,
 }
 
 /*
- * live.c's pass of @mm for the auto rule @id stopped at @next, having
- * found @old old pages so far, or is @done.  A pass that is done hands
- * over (true; as mmtune_auto_unmapped):
- * the pages pre-mapped since the last, and as untouched those unmapped
- * untouched since plus the change in old pages (below 0 it wraps: see
- * the top).  Old pages beyond those pre-mapped and not unmapped are not
- * the process's own (a forked child's copies of its parent's PTEs, pages
- * mapped before the measurement began): they are left out.
+ * live.c's pass of @mm for the auto rule @id stopped at @next, having found
+ * @old old pages so far, or is @done.  A pass that is done hands over (true;
+ * as mmtune_auto_unmapped): the pages pre-mapped since the last, and as
+ * untouched those unmapped untouched since plus the change in old pages
+ * (below 0 it wraps: see the top).  Old pages beyond those pre-mapped and
+ * not unmapped are not the process's own (a forked child's copies of its
+ * parent's PTEs, pages mapped before the measurement began): they are left
+ * out.
  */
 bool mmtune_auto_live_pass(const struct mm_struct *mm, unsigned long id,
 			   unsigned long next, u64 old, bool done, u64 *p,

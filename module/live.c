@@ -16,7 +16,11 @@
  * What it costs, and its bounds:
  *  - a poll reads at most LIVE_SLOTS PTE slots (4 GiB of mappings with
  *    4 KiB pages), the passes whose last one is oldest first; a pass
- *    that does not fit goes on at the next poll where it stopped;
+ *    that does not fit goes on at the next poll where it stopped.  Each
+ *    file mapping a pass looks at counts as one slot more: a pass per
+ *    auto rule looks at every mapping of the process to find its rule's,
+ *    and 32 rules of a process with 10,000 mappings would otherwise
+ *    walk the rules 320,000 times a second, unbounded;
  *  - the reads are those of the unmap's count: a few instructions a slot,
  *    eight empty or young slots in one test; `info` shows the slots and
  *    the longest poll;
@@ -126,7 +130,13 @@ static bool live_walk(struct mm_struct *mm, unsigned long id,
 
 	while (*budget && (vma = find_vma(mm, addr))) {
 		addr = max(addr, vma->vm_start);
-		if (!mmtune_vma_judged(vma) || rule_of(vma, arg) != id) {
+		if (!mmtune_vma_judged(vma)) {
+			addr = vma->vm_end;
+			continue;
+		}
+		/* whose mapping: a walk of the rules, paid as a slot */
+		(*budget)--;
+		if (rule_of(vma, arg) != id) {
 			addr = vma->vm_end;
 			continue;
 		}

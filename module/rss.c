@@ -24,9 +24,8 @@
  * read finds the rules: a rule with file=, vma= or madv= takes mappings,
  * not processes.  A rule that does not exist then takes none.  Found by
  * thread group id, in the reader's pid namespace, as /proc lists them.
- * The walk only reads page tables, under
- * the mmap lock, which it only tries: a process whose lock is held is
- * shown "busy" without counts.
+ * The walk only reads page tables, under the mmap lock, which it only
+ * tries: a process whose lock is held is shown "busy" without counts.
  */
 #include <linux/cgroup.h>
 #include <linux/debugfs.h>
@@ -250,7 +249,7 @@ static int rss_release(struct inode *inode, struct file *file)
 	return single_release(inode, file);
 }
 
-/* "pid=N", "cgroup=PATH", "rule=N" or "all" into @sel; on error @sel is unchanged */
+/* "pid=N", "cgroup=PATH", "rule=N" or "all" into @sel; on error, unchanged */
 static int rss_select(struct rss_sel *sel, const char *buf)
 {
 	struct cgroup *cgrp;

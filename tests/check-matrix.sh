@@ -202,16 +202,7 @@ run_cell() {
 	esac
 	printf '%-18s %-26s %-8s %-6s %-6s %6s %6s %6s\n' \
 		"$c" "$kver" "$status" $built $loaded "$passed" "$failed" "$secs"
-	# what failed: its not-ok lines, and a document whose count is not
-	# its plan (a check's line cut on the console, a suite that died)
-	[ "$status" = failed ] && awk '
-		function cut() { if (open && plan != n) print "#   " d ": " n " checks counted, plan " (plan < 0 ? "none" : plan); open = 0 }
-		/^# --- / { t = $3 }
-		/^K?TAP version [0-9]/ { cut(); open = 1; n = 0; plan = -1; d = t; next }
-		/^(not )?ok [0-9]+/ { n++ }
-		/^not ok [0-9]/ { print "#   " (t ? t ": " : "") $0 }
-		/^1\.\.[0-9]+/ { plan = substr($1, 4) + 0 }
-		END { cut() }' "$OUT/$c.console.log" | head -n 20
+	[ "$status" = failed ] && ktap_failed "$OUT/$c.console.log" | head -n 20
 	[ "$status" = unavailable ] && sed 's/^/#   /' "$d/unavailable" 2>/dev/null
 	case $status in build-failed|crashed|timeout|initramfs-failed|fetch-failed)
 		echo "#   see tests/out/matrix/$c.*.log" ;;

@@ -120,20 +120,38 @@ ktap_relay() {
 # FILE; BAD counts documents whose plan is missing or does not match their
 # results (a suite cut short), and results outside any document. An
 # expected failure ("not ok N NAME # TODO") is in none of them.
-ktap_count() {
-	awk '
-	function close_doc() { if (open && plan != n) bad++; open = 0 }
+ktap_count() { ktap_awk 0 "$@"; }
+
+# ktap_failed [FILE...]: what ktap_count counts as failed, a "#   " line
+# each: the not-ok lines, and each document whose count is not its plan
+# (a check's line cut, a suite that died), named by its "# --- NAME"
+ktap_failed() { ktap_awk 1 "$@"; }
+
+# ktap_awk SHOW [FILE...]: the one reader of the KTAP documents of both
+ktap_awk() {
+	_ktap_show=$1
+	shift
+	awk -v show="$_ktap_show" '
+	function close_doc() {
+		if (open && plan != n) {
+			bad++
+			if (show) print "#   " d ": " n " checks counted, plan " (plan < 0 ? "none" : plan)
+		}
+		open = 0
+	}
 	FNR == 1 { close_doc() }
-	/^K?TAP version [0-9]/ { close_doc(); open = 1; n = 0; plan = -1; next }
+	/^# --- / { t = $3 }
+	/^K?TAP version [0-9]/ { close_doc(); open = 1; n = 0; plan = -1; d = t; next }
 	/^(not )?ok [0-9]+/ {
 		if (open) n++; else bad++
-		if ($0 ~ /^not ok/) { if ($0 !~ / # [Tt][Oo][Dd][Oo]/) f++ }
-		else if ($0 ~ / # [Ss][Kk][Ii][Pp]/) s++
+		if ($0 ~ /^not ok/) {
+			if ($0 !~ / # [Tt][Oo][Dd][Oo]/) { f++; if (show) print "#   " (t ? t ": " : "") $0 }
+		} else if ($0 ~ / # [Ss][Kk][Ii][Pp]/) s++
 		else p++
 		next
 	}
 	/^1\.\.[0-9]+/ { if (open) plan = substr($1, 4) + 0; next }
-	END { close_doc(); print p + 0, f + 0, s + 0, bad + 0 }' "$@"
+	END { close_doc(); if (!show) print p + 0, f + 0, s + 0, bad + 0 }' "$@"
 }
 
 # ktap_show [FILE]: FILE's (or stdin's, line by line) KTAP lines and "# "

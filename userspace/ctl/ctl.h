@@ -166,6 +166,10 @@ struct rline {
 int rss_path(char *path, size_t n);
 /* Its open failed with errno e: an exit code after saying why. */
 int rss_open_fail(const char *path, int e);
+/* path opened to read, and with sel to write a selection first: open()'s result. */
+int rss_open_sel(const char *path, int sel);
+/* The selection line (with its newline) written to fd: 0, or the errno the module gave. */
+int rss_write_sel(int fd, const char *line);
 /* All of fd from offset 0 into *buf (NUL-terminated; the caller frees it): 0 or an exit code. */
 int rss_read_all(int fd, const char *path, char **buf);
 /* buf's header line into h (strtok_r's state in *save): 0, or an exit code after saying why. */

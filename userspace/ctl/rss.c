@@ -12,7 +12,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -208,15 +207,10 @@ static int rss_open(const struct rss_args *a, char *path, size_t n, int *sel)
 
 	if (rc)
 		return -rc;
-	/*
-	 * O_APPEND: the module's write handler takes no position (the file's
-	 * stays 0); a regular file standing for it in tests keeps its text,
-	 * the selection after it (a line the parser skips).
-	 */
-	fd = open(path, *sel ? O_RDWR | O_APPEND | O_CLOEXEC : O_RDONLY | O_CLOEXEC);
+	fd = rss_open_sel(path, *sel);
 	if (fd < 0 && errno == EPERM && *sel && a->kind == SEL_PID) {
 		*sel = 0;
-		fd = open(path, O_RDONLY | O_CLOEXEC);
+		fd = rss_open_sel(path, 0);
 	}
 	if (fd < 0 && errno == EPERM && a->kind == SEL_RULE) {
 		fprintf(stderr, PROG ": rss: rule %ld takes mappings, which only the module can select, and it refuses the selection (lockdown?)\n",
@@ -250,21 +244,16 @@ static int sel_fail(const struct rss_args *a, int e, const char *path, char *lin
 static int rss_select(int fd, const struct rss_args *a, const char *path)
 {
 	char line[PATH_MAX + 16];
-	size_t n;
-	ssize_t w;
+	int e;
 
 	if (a->kind == SEL_PID)
-		n = (size_t)snprintf(line, sizeof(line), "pid=%ld\n", a->pid);
+		snprintf(line, sizeof(line), "pid=%ld\n", a->pid);
 	else if (a->kind == SEL_RULE)
-		n = (size_t)snprintf(line, sizeof(line), "rule=%ld\n", a->rule);
+		snprintf(line, sizeof(line), "rule=%ld\n", a->rule);
 	else
-		n = (size_t)snprintf(line, sizeof(line), "cgroup=%s\n", a->arg);
-	do
-		w = write(fd, line, n);
-	while (w < 0 && errno == EINTR);
-	if (w >= 0 && (size_t)w == n)
-		return 0;
-	return sel_fail(a, w < 0 ? errno : EIO, path, line);
+		snprintf(line, sizeof(line), "cgroup=%s\n", a->arg);
+	e = rss_write_sel(fd, line);
+	return e ? sel_fail(a, e, path, line) : 0;
 }
 
 /* Open, select, read: *buf holds the text; 0 or an exit code. */

@@ -2,11 +2,13 @@
 /*
  * The module's <debugfs>/mmtune/rss (module/rss.c, docs/ABI/debugfs-mmtune)
  * found, read whole and parsed a line at a time: what `mmtunectl rss`
- * (rss.c) and `stats --prometheus --rss` (rssrule.c) share.  Opening it
- * stays theirs: rss writes a selection first, stats reads every process.
+ * (rss.c) and `stats --prometheus --rss` (rssrule.c) share, with the
+ * selection written before a read (pid=, cgroup=, rule=).  What a failed
+ * open or selection means stays the caller's to say.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +40,29 @@ int rss_open_fail(const char *path, int e)
 		return MMT_EXIT_FAIL;
 	}
 	return lib_fail(mmt_errno_to_err(e, path, NULL));
+}
+
+int rss_open_sel(const char *path, int sel)
+{
+	/*
+	 * O_APPEND: the module's write handler takes no position (the file's
+	 * stays 0); a regular file standing for it in tests keeps its text,
+	 * the selection after it (a line the parser skips).
+	 */
+	return open(path, sel ? O_RDWR | O_APPEND | O_CLOEXEC : O_RDONLY | O_CLOEXEC);
+}
+
+int rss_write_sel(int fd, const char *line)
+{
+	size_t n = strlen(line);
+	ssize_t w;
+
+	do
+		w = write(fd, line, n);
+	while (w < 0 && errno == EINTR);
+	if (w >= 0 && (size_t)w == n)
+		return 0;
+	return w < 0 ? errno : EIO;
 }
 
 /* A buffer twice *cap bytes, or NULL (errno set; *b freed). */

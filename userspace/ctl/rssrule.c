@@ -15,7 +15,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -177,8 +176,7 @@ static int head_ok(const struct rss_head *h)
 static int read_sel(const char *path, int rule, char **buf)
 {
 	char line[32];
-	int fd = open(path, rule ? O_RDWR | O_APPEND | O_CLOEXEC : O_RDONLY | O_CLOEXEC), rc;
-	size_t n;
+	int fd = rss_open_sel(path, rule), rc;
 
 	if (fd < 0 && errno == ENOENT)
 		return left_out("this mmtune module has no rss file") - 1;
@@ -186,8 +184,8 @@ static int read_sel(const char *path, int rule, char **buf)
 		return left_out("rules with file=, vma= or madv= take mappings, which only the module selects, and it refuses the selection (lockdown?)") - 1;
 	if (fd < 0)
 		return rss_open_fail(path, errno);
-	n = (size_t)snprintf(line, sizeof(line), "rule=%d\n", rule);
-	if (rule && write(fd, line, n) != (ssize_t)n)
+	snprintf(line, sizeof(line), "rule=%d\n", rule);
+	if (rule && rss_write_sel(fd, line))
 		rc = left_out("the module refused a rule= selection (a module older than this mmtunectl?)") - 1;
 	else
 		rc = rss_read_all(fd, path, buf);
