@@ -24,7 +24,8 @@
  *    With ftrace_regs (DYNAMIC_FTRACE_WITH_ARGS, the only kind arm64 has
  *    from 6.2 on) a callback can read and also change the arguments: the
  *    per-process policy narrows filemap_map_pages' start_pgoff/end_pgoff
- *    (mmtune_fregs_set_arg(), proved by the self-test).  The function
+ *    (in an array of the arguments that hook_ftrace_func writes back with
+ *    mmtune_fregs_set_arg(), proved by the self-test).  The function
  *    keeps preemption off around the callbacks itself; it needs no
  *    recursion guard, since no callback calls anything traceable (so
  *    ftrace's own, FTRACE_OPS_FL_RECURSION, is not asked for: compat.h).
@@ -34,6 +35,13 @@
  *    the self-test's); a fault pays neither a list walk nor a lookup.
  *    An ops is registered only with its filter set, never emptied while
  *    registered (an ops with an empty filter traces every function).
+ *
+ *  - ftrace direct call (entry only), for filemap_map_pages where the
+ *    kernel has them (compat.h): the site calls a trampoline of ours,
+ *    whose function calls the same callbacks with the arguments the
+ *    trampoline saved (the "Direct calls" block below); ftrace's own
+ *    trampoline and the ops function are left out.  Otherwise, or when
+ *    another direct caller holds the function, the ftrace ops above.
  *
  *  - kretprobe (entry + return), for the latency of handle_mm_fault and
  *    for filemap_map_pages' return (usefulness.c: the PTEs it set, made
@@ -96,6 +104,7 @@ struct mmtune_hook {
 	enum mmtune_hook_mech mech;
 	enum mmtune_selftest_kind selftest;
 	bool uses_args;			/* reads arguments from ftrace_regs */
+	unsigned int nr_args;		/* its callbacks read: MMT_HOOK_ARGS */
 	bool fa_callers_only;		/* calls from fault-around only */
 	int nr_arg;			/* call's pages, -1: one page */
 
@@ -112,10 +121,14 @@ struct mmtune_hook {
 	const char *user_note;
 	char reason[112];		/* why unavailable */
 	char note[80];			/* self-test result when on */
+	bool direct;			/* placed as a direct call */
+	char direct_note[64];		/* why not, when it could have been */
 	unsigned long missed_before;	/* kretprobe misses, earlier placements */
 
 	/* the mechanism's, and the callbacks' */
 	struct ftrace_ops ops;
+	struct ftrace_ops dops;		/* a direct call's */
+	unsigned long tramp;		/* a direct call's trampoline, or 0 */
 	struct kretprobe krp;
 	mmtune_hook_fn cb[MMT_HOOK_SLOTS];
 	bool fired;
@@ -162,31 +175,99 @@ static __always_inline void call_slot(const struct mmtune_hook *h,
 		fn(c);
 }
 
+/* @c's callbacks on @h, in slot order. */
+static __always_inline void hook_call(struct mmtune_hook *h,
+				      struct mmtune_hook_call *c)
+{
+	hook_fired(h);
+	c->narrowed = false;
+	/* per-CPU counters, an RCU-sched read of the rules: see the top */
+	preempt_disable_notrace();
+	/* in slot order, unrolled: a hook call is on the fault path */
+	BUILD_BUG_ON(MMT_HOOK_SLOTS != 4);
+	call_slot(h, MMT_SLOT_POLICY, c);
+	call_slot(h, MMT_SLOT_TRACE, c);
+	call_slot(h, MMT_SLOT_STATS, c);
+	call_slot(h, MMT_SLOT_USEFUL, c);
+	preempt_enable_notrace();
+}
+
 /* Every ftrace hook's ops function: the hook is the one that owns @op. */
 static void notrace hook_ftrace_func(unsigned long ip, unsigned long pip,
 				     struct ftrace_ops *op,
 				     struct ftrace_regs *fregs)
 {
 	struct mmtune_hook *h = container_of(op, struct mmtune_hook, ops);
-	struct mmtune_hook_call c;
+	/* filled below, as far as they are read: no zeroing a call */
+	unsigned long arg[MMT_HOOK_ARGS] __uninitialized;
+	struct mmtune_hook_call c __uninitialized;
+	unsigned int i;
 
 	if (h->fa_callers_only && !from_fault_around(pip))
 		return;
-	hook_fired(h);
-	c.fregs = fregs;
-	c.narrowed = false;
+	/* the callbacks see an array, as a direct call's */
+	for (i = 0; i < h->nr_args; i++)
+		arg[i] = mmtune_fregs_arg(fregs, i);
+	c.arg = arg;
 	/* nr is an unsigned int: the register's upper half is not ours */
 	c.nr = h->nr_arg >= 0 ? (u32)mmtune_fregs_arg(fregs, h->nr_arg) : 1;
-	/* per-CPU counters, an RCU-sched read of the rules: see the top */
-	preempt_disable_notrace();
-	/* in slot order, unrolled: a hook call is on the fault path */
-	BUILD_BUG_ON(MMT_HOOK_SLOTS != 4);
-	call_slot(h, MMT_SLOT_POLICY, &c);
-	call_slot(h, MMT_SLOT_TRACE, &c);
-	call_slot(h, MMT_SLOT_STATS, &c);
-	call_slot(h, MMT_SLOT_USEFUL, &c);
-	preempt_enable_notrace();
+	hook_call(h, &c);
+	for (i = 0; i < h->nr_args; i++)
+		if (arg[i] != mmtune_fregs_arg(fregs, i))
+			mmtune_fregs_set_arg(fregs, i, arg[i]);
 }
+
+static struct mmtune_hook hooks[MMT_HOOK_NR + 1];
+
+/*
+ * Direct calls (compat.h): the trampoline of filemap_map_pages' hook calls
+ * the hook's callbacks with the arguments it saved, no ftrace code in
+ * between; the self-test's proves the trampoline on a function of ours.
+ * Only hooks that are not told apart by their caller can be direct (a
+ * trampoline has no parent_ip to give), and only where no other direct
+ * caller (a BPF fentry/fexit program, bpftrace's kfunc: probes) holds the
+ * function: register refuses with EBUSY, and the hook is an ftrace ops
+ * as before.  Likewise a BPF program attached after us gets EBUSY:
+ * hook_direct=0 keeps the next placement to the ftrace ops.
+ */
+static bool direct_enable = true;
+module_param_named(hook_direct, direct_enable, bool, 0644);
+MODULE_PARM_DESC(hook_direct,
+		 "Place filemap_map_pages' hook as an ftrace direct call where the kernel has them (default Y; from the next placement)");
+
+#if MMTUNE_HAVE_DIRECT
+/* What the trampoline's frame holds from @arg up (compat.h). */
+struct direct_frame {
+	unsigned long arg[MMTUNE_DIRECT_NR_ARGS];
+	struct mmtune_hook_call c;
+};
+
+void notrace mmtune_direct_fa_entry(unsigned long *arg)
+{
+	struct mmtune_hook_call *c = &((struct direct_frame *)arg)->c;
+
+	BUILD_BUG_ON(sizeof(*c) > MMTUNE_DIRECT_SCRATCH);
+	BUILD_BUG_ON(MMT_HOOK_ARGS > MMTUNE_DIRECT_NR_ARGS);
+	c->arg = arg;
+	c->nr = 1;
+	hook_call(&hooks[MMT_HOOK_FAULT_AROUND], c);
+}
+
+void notrace mmtune_direct_st_entry(unsigned long *arg)
+{
+	struct mmtune_hook_call c = { .arg = arg, .nr = 1 };
+
+	mmtune_selftest_entry(&c);
+}
+
+MMTUNE_DIRECT_TRAMP(mmtune_direct_fa_tramp, mmtune_direct_fa_entry);
+MMTUNE_DIRECT_TRAMP(mmtune_direct_st_tramp, mmtune_direct_st_entry);
+#define DIRECT_FA_TRAMP	((unsigned long)mmtune_direct_fa_tramp)
+#define DIRECT_ST_TRAMP	((unsigned long)mmtune_direct_st_tramp)
+#else
+#define DIRECT_FA_TRAMP	0UL
+#define DIRECT_ST_TRAMP	0UL
+#endif
 
 static struct mmtune_hook hooks[MMT_HOOK_NR + 1];
 
@@ -241,6 +322,8 @@ static struct mmtune_hook hooks[MMT_HOOK_NR + 1] = {
 		.symbol = "filemap_map_pages",
 		.selftest = SELFTEST_FAULT_AROUND,
 		.uses_args = true,
+		.nr_args = 3,
+		.tramp = DIRECT_FA_TRAMP,
 		FTRACE_HOOK,
 	},
 	[MMT_HOOK_SET_PTE] = {
@@ -265,11 +348,13 @@ static struct mmtune_hook hooks[MMT_HOOK_NR + 1] = {
 		.name = "zap",		/* + the symbol found, see info */
 		.selftest = SELFTEST_ANY,	/* the self-test unmaps */
 		.uses_args = true,
+		.nr_args = 4,
 		FTRACE_HOOK,
 	},
 	[MMT_HOOK_SELFTEST] = {
 		.name = "selftest",
 		.cb = { mmtune_selftest_entry },
+		.nr_args = 3,
 		FTRACE_HOOK,
 	},
 };
@@ -395,7 +480,7 @@ int mmtune_hooks_init(void)
 	}
 
 	/* Our own function: a module symbol, so not mmtune_lookup_func(). */
-	st->addr = mmtune_selftest_target_addr();
+	st->addr = mmtune_selftest_target_addr(false);
 	st->size = mmtune_symbol_size(st->addr);
 	st->resolved = st->size != 0;
 	st->state = st->resolved ? MMT_HOOK_OFF : MMT_HOOK_UNAVAILABLE;
@@ -407,10 +492,80 @@ int mmtune_hooks_init(void)
 
 /* ---- placing and removing ---- */
 
+/* ---- direct calls ---- */
+
+static int direct_tested;	/* 0: not yet, 1: works, -errno: failed */
+
+/* @ops (cleared here) on @addr as a direct call of @tramp; or -errno. */
+static int direct_register(struct ftrace_ops *ops, unsigned long addr,
+			   unsigned long tramp)
+{
+	int ret;
+
+	/* a failed registration may leave its function set: start clean */
+	memset(ops, 0, sizeof(*ops));
+	ret = ftrace_set_filter_ip(ops, addr, 0, 1);
+	if (!ret)
+		ret = mmtune_register_direct(ops, tramp);
+	if (ret)
+		ftrace_free_filter(ops);
+	return ret;
+}
+
+/* Once: whether a direct call reads and changes arguments here. */
+static int direct_selftest(void)
+{
+	static struct ftrace_ops st_ops;
+	bool read = false, written = false;
+	int ret;
+
+	ret = direct_register(&st_ops, mmtune_selftest_target_addr(true),
+			      DIRECT_ST_TRAMP);
+	if (ret)
+		return ret;
+	mmtune_selftest_args(true, &read, &written);
+	mmtune_unregister_direct(&st_ops, DIRECT_ST_TRAMP);
+	return read && written ? 1 : -EIO;
+}
+
+/* 0: @h placed as a direct call; else not, and h->direct_note says why. */
+static int place_direct(struct mmtune_hook *h)
+{
+	int ret;
+
+	if (!h->tramp)
+		return -EOPNOTSUPP;
+	if (!READ_ONCE(direct_enable)) {
+		strscpy(h->direct_note, "direct call off: hook_direct=0",
+			sizeof(h->direct_note));
+		return -EPERM;
+	}
+	if (!direct_tested)
+		direct_tested = direct_selftest();
+	if (direct_tested < 0) {
+		snprintf(h->direct_note, sizeof(h->direct_note),
+			 "direct call failed its self-test (%d)", direct_tested);
+		return direct_tested;
+	}
+	ret = direct_register(&h->dops, h->addr, h->tramp);
+	if (ret) {
+		snprintf(h->direct_note, sizeof(h->direct_note),
+			 "direct call refused (%d)%s", ret,
+			 ret == -EBUSY ? ": another direct caller (BPF?)" : "");
+		return ret;
+	}
+	h->direct = true;
+	return 0;
+}
+
 static int place_ftrace(struct mmtune_hook *h)
 {
 	int ret;
 
+	h->direct = false;
+	h->direct_note[0] = '\0';
+	if (!place_direct(h))
+		return 0;
 	/* reset=1: stale entries of an earlier placement go */
 	ret = ftrace_set_filter_ip(&h->ops, h->addr, 0, 1);
 	if (ret)
@@ -472,7 +627,11 @@ static void remove_hook(struct mmtune_hook *h)
 {
 	if (!h->placed)
 		return;
-	if (h->mech == MMT_MECH_FTRACE) {
+	if (h->direct) {
+		/* waits for every trampoline to return (RCU tasks) */
+		mmtune_unregister_direct(&h->dops, h->tramp);
+		h->direct = false;
+	} else if (h->mech == MMT_MECH_FTRACE) {
 		/* waits for every callback to finish (RCU tasks) */
 		unregister_ftrace_function(&h->ops);
 	} else {
@@ -605,7 +764,7 @@ static bool all_fired(unsigned long fresh)
 static bool selftest_judge(struct mmtune_hook *h, int fault_ret,
 			   const struct mmtune_selftest_result *r)
 {
-	if (h->uses_args && !args_read) {
+	if (h->uses_args && !h->direct && !args_read) {
 		remove_hook(h);
 		hook_unavailable(h, "reading arguments from ftrace_regs failed the self-test");
 		return false;
@@ -644,7 +803,7 @@ static void selftest(struct mmtune_hook_user *u, unsigned long fresh)
 	int i, try, ret = 0;
 
 	if (hooks[MMT_HOOK_SELFTEST].placed)
-		mmtune_selftest_args(&args_read, &args_written);
+		mmtune_selftest_args(false, &args_read, &args_written);
 	for (try = 0; try < 3 && !ret; try++) {
 		ret = mmtune_selftest_fault(&r);
 		if ((r.fault_around || (r.faulted && !want_fa)) &&
@@ -864,9 +1023,11 @@ static void hook_info(struct seq_file *m, const struct mmtune_hook *h)
 	}
 	if (h->user_note)
 		note = h->user_note;
-	seq_printf(m, " (%s %s%s%s)\n", mech_names[h->mech],
+	seq_printf(m, " (%s%s %s%s%s%s%s)\n", mech_names[h->mech],
+		   h->direct ? " direct" : "",
 		   h->symbol ? h->symbol : "mmtune_selftest_target",
-		   *note ? ", " : "", note);
+		   *note ? ", " : "", note,
+		   *h->direct_note ? ", " : "", h->direct_note);
 }
 
 void mmtune_hooks_info(struct seq_file *m)

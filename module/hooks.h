@@ -17,7 +17,6 @@
 #include <linux/seq_file.h>
 #include <linux/types.h>
 
-struct ftrace_regs;
 struct vm_fault;
 
 enum mmtune_hook_state {
@@ -49,22 +48,42 @@ enum mmtune_hook_slot {
 	MMT_HOOK_SLOTS
 };
 
+/* The arguments a hook's callbacks can read: MMT_HOOK_ARGS at most. */
+#define MMT_HOOK_ARGS	4
+
 /*
  * One call of an ftrace hook, as its callbacks see it, on the stack of
- * the dispatcher: the traced function's arguments (@fregs) and the pages
- * of the PTE setter's call (@nr, 1 where the setter maps one page).  The
- * rest is what an earlier callback tells later ones: the window the
- * kernel asked for before the policy narrowed it, the policy's rule (-1:
- * none) and order, valid if @narrowed.  Small: the dispatcher clears it
- * on every call.
+ * the dispatcher (or in a direct call's trampoline frame): the traced
+ * function's first arguments in @arg (read and changed with
+ * mmtune_call_arg() and mmtune_call_set_arg(); a change reaches the
+ * function) and the pages of the PTE setter's call (@nr, 1 where the
+ * setter maps one page).  The rest is what an earlier callback tells
+ * later ones: the window the kernel asked for before the policy narrowed
+ * it, the policy's rule (-1: none) and order, valid if @narrowed.  Small:
+ * the dispatcher fills it on every call.
  */
 struct mmtune_hook_call {
-	struct ftrace_regs *fregs;
+	unsigned long *arg;
 	unsigned long req_start, req_end;
 	unsigned int nr;
 	s16 rule, order;
 	bool narrowed;
 };
+
+/* Argument @n (from 0, below the hook's count) of the traced function. */
+static __always_inline unsigned long
+mmtune_call_arg(const struct mmtune_hook_call *c, unsigned int n)
+{
+	return c->arg[n];
+}
+
+/* Argument @n is @val when the traced function runs. */
+static __always_inline void
+mmtune_call_set_arg(struct mmtune_hook_call *c, unsigned int n,
+		    unsigned long val)
+{
+	c->arg[n] = val;
+}
 
 typedef void (*mmtune_hook_fn)(struct mmtune_hook_call *c);
 
@@ -91,6 +110,15 @@ struct mmtune_hook_user {
 	unsigned long held;	/* BIT(id) of the hooks placed for it */
 	bool on;		/* between get and put */
 };
+
+/*
+ * hooks.c's direct calls (compat.h): the trampolines, and the functions
+ * they call with the arguments they saved.
+ */
+void mmtune_direct_fa_tramp(void);
+void mmtune_direct_st_tramp(void);
+void mmtune_direct_fa_entry(unsigned long *arg);
+void mmtune_direct_st_entry(unsigned long *arg);
 
 /* main.c: before and after every feature. */
 int mmtune_hooks_init(void);

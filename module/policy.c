@@ -92,41 +92,57 @@ static DECLARE_DELAYED_WORK(poll_work, policy_poll);
 
 /*
  * Which rule the current task's last fault-around call matched, for the
- * PTE-setter hook that follows it in the same task: a slot per task hash
- * holding the task pointer with the rule index in its low bits (a
- * task_struct is aligned to a cache line).  A slot that another task took
- * over in between no longer holds our pointer: those pages go uncounted.
+ * PTE-setter hook and the return probe that follow it in the same call: a
+ * slot per CPU in the set's match cache, holding the task pointer with
+ * the rule index in its low bits (a task_struct is aligned to a cache
+ * line).  Per CPU, no line is shared between CPUs.  A task that moved to
+ * another CPU in between, or a new set, no longer finds its pointer there:
+ * those pages go uncounted, never counted for another rule.
  */
-#define SLOT_BITS	8
 #define SLOT_TAG	(L1_CACHE_BYTES - 1UL)
 
-struct policy_slot {
-	unsigned long v;
-} ____cacheline_aligned_in_smp;
-
-static struct policy_slot slots[1 << SLOT_BITS];
-
-static __always_inline struct policy_slot *slot_of_current(void)
-{
-	return &slots[hash_ptr(current, SLOT_BITS)];
-}
-
 /*
- * The task's slot says @idx.  Written only when it says something else: a
- * thread that keeps faulting under one rule keeps its slot's line clean,
- * and a CPU whose task hashes to the same slot (or the task itself, moved
- * to another CPU) does not have to fetch it again at every fault.
+ * The slot says @idx for the current task.  Written only when it says
+ * something else: a thread that keeps faulting under one rule does not
+ * write it at every fault.
  */
-static __always_inline void slot_note(unsigned int idx)
+static __always_inline void slot_note(struct policy_set *set, unsigned int idx)
 {
-	struct policy_slot *slot = slot_of_current();
 	unsigned long v = (unsigned long)current | idx;
 
-	if (READ_ONCE(slot->v) != v)
-		WRITE_ONCE(slot->v, v);
+	if (this_cpu_read(set->cache->slot) != v)
+		this_cpu_write(set->cache->slot, v);
+}
+
+/* The rule index the slot holds for the current task, or -1 for none. */
+static __always_inline int slot_read(struct policy_set *set)
+{
+	unsigned long v = this_cpu_read(set->cache->slot);
+
+	if ((v & ~SLOT_TAG) != (unsigned long)current)
+		return -1;
+	return v & SLOT_TAG;
 }
 
 /* ---- the fault path ---- */
+
+/*
+ * A process's name as two words, compared with a rule's comm: by value,
+ * so that the fault path keeps it in registers (an array would be on the
+ * stack, and bring the stack protector with it).
+ */
+struct comm_key {
+	u64 w0, w1;
+};
+
+static __always_inline struct comm_key comm_of(const struct task_struct *t)
+{
+	struct comm_key k;
+
+	BUILD_BUG_ON(sizeof(k) != sizeof(t->comm));
+	memcpy(&k, t->comm, sizeof(k));
+	return k;
+}
 
 static __always_inline unsigned int rule_order(const struct policy_rule *r)
 {
@@ -139,12 +155,12 @@ static __always_inline unsigned int rule_order(const struct policy_rule *r)
  * looked up here if a cgroup= rule needs it).
  */
 static __always_inline bool task_match(const struct policy_rule *r,
-				       struct task_struct *t, const u64 *comm,
+				       struct task_struct *t, struct comm_key comm,
 				       struct cgroup **cg)
 {
 	switch (r->kind) {
 	case RULE_COMM:
-		return r->comm[0] == comm[0] && r->comm[1] == comm[1];
+		return r->comm[0] == comm.w0 && r->comm[1] == comm.w1;
 	case RULE_PID:
 		return task_tgid(t) == r->pid;
 	case RULE_CGROUP:
@@ -189,7 +205,7 @@ static __always_inline bool map_match(const struct policy_rule *r,
 
 /* BIT(i) for each rule i of @set whose task key matches the current task */
 static __always_inline u32 task_mask(const struct policy_set *set,
-				     const u64 *comm, struct cgroup *cg)
+				     struct comm_key comm, struct cgroup *cg)
 {
 	unsigned int i;
 	u32 mask = 0;
@@ -226,7 +242,7 @@ static __always_inline unsigned int first_of(const struct policy_set *set,
  */
 static __always_inline unsigned int match(const struct policy_set *set,
 					  struct task_struct *t,
-					  const u64 *comm,
+					  struct comm_key comm,
 					  const struct vm_area_struct *vma)
 {
 	struct cgroup *cg = NULL;
@@ -261,16 +277,18 @@ static __always_inline unsigned int match(const struct policy_set *set,
 
 /*
  * Index of the first rule of @set matching the current task and @vma (see
- * match()), or set->nr.
+ * match()), or set->nr: the sets larger than MATCH_DIRECT.  Out of line:
+ * the small sets' walk, inlined into the fault path's callback, then
+ * keeps to a few registers and no stack.
  */
-static __always_inline unsigned int match_cached(const struct policy_set *set,
-						 const struct vm_area_struct *vma)
+static noinline unsigned int notrace
+match_cached(const struct policy_set *set, const struct vm_area_struct *vma)
 {
 	struct task_struct *t = current;
 	const struct pid *tgid;
 	struct cgroup *cg = NULL;
 	struct policy_match_ent *e;
-	u64 comm[COMM_WORDS];
+	struct comm_key comm;
 	unsigned long gen;
 	u64 cgid = 0;
 
@@ -281,9 +299,7 @@ static __always_inline unsigned int match_cached(const struct policy_set *set,
 	 * is kept per process too.  Read once: the answer cached is the
 	 * one for the name and cgroup it is keyed by.
 	 */
-	memcpy(comm, READ_ONCE(t->group_leader)->comm, sizeof(comm));
-	if (set->nr <= MATCH_DIRECT)
-		return match(set, t, comm, vma);
+	comm = comm_of(READ_ONCE(t->group_leader));
 	if (set->nr_cgroup) {
 		cg = task_dfl_cgroup(t);
 		cgid = cgroup_id(cg);
@@ -298,14 +314,14 @@ static __always_inline unsigned int match_cached(const struct policy_set *set,
 	tgid = task_tgid(t);
 	e = &this_cpu_ptr(set->cache)->ent[hash_ptr(tgid, POLICY_MATCH_BITS)];
 	if (e->gen != gen || e->tgid != tgid || e->cgid != cgid ||
-	    e->comm[0] != comm[0] || e->comm[1] != comm[1]) {
+	    e->comm[0] != comm.w0 || e->comm[1] != comm.w1) {
 		e->mask = task_mask(set, comm, cg);
 		e->idx = e->mask ? __ffs(e->mask) : set->nr;
 		e->gen = gen;
 		e->tgid = tgid;
 		e->cgid = cgid;
-		e->comm[0] = comm[0];
-		e->comm[1] = comm[1];
+		e->comm[0] = comm.w0;
+		e->comm[1] = comm.w1;
 	}
 	/* the mapping is no key of the cache: its rules' keys, each call */
 	if (likely(!set->nr_map))
@@ -313,13 +329,17 @@ static __always_inline unsigned int match_cached(const struct policy_set *set,
 	return first_of(set, e->mask, vma);
 }
 
-/*
- * The filemap_map_pages callback, first of the hook's users: narrows the
- * window [start_pgoff, end_pgoff] (arguments 1 and 2) to the order of the
- * first rule that matches the task, or to the default order when none
- * does.  It only ever shrinks the window.  Tells the later callbacks (the
- * trace event) the window asked for, the rule (-1: none) and the order.
- */
+/* Index of the first rule of @set matching the current task and @vma. */
+static __always_inline unsigned int
+match_current(const struct policy_set *set, const struct vm_area_struct *vma)
+{
+	if (set->nr > MATCH_DIRECT)
+		return match_cached(set, vma);
+	/* the process's name, as match_cached() reads it */
+	return match(set, current, comm_of(READ_ONCE(current->group_leader)),
+		     vma);
+}
+
 /*
  * Narrow [*@start, *@end] to the aligned block of 2^@order pages holding
  * @vmf's fault, in page table slots; nothing if it is not a window around
@@ -342,13 +362,19 @@ static __always_inline void narrow(const struct vm_fault *vmf,
 		*end = pgoff + after;
 }
 
-static void notrace policy_fault_around(struct mmtune_hook_call *c)
+/*
+ * The filemap_map_pages callback, first of the hook's users: narrows the
+ * window [start_pgoff, end_pgoff] (arguments 1 and 2) to the order of the
+ * first rule that matches the task, or to the default order when none
+ * does.  It only ever shrinks the window.  Tells the later callbacks (the
+ * trace event) the window asked for, the rule (-1: none) and the order.
+ * No buffer is on its stack: no stack protector either (a fault's 5
+ * instructions).
+ */
+static void notrace __no_stack_protector
+policy_fault_around(struct mmtune_hook_call *c)
 {
-	struct ftrace_regs *fregs = c->fregs;
-	const struct vm_fault *vmf = (void *)mmtune_fregs_arg(fregs, 0);
-	unsigned long start = mmtune_fregs_arg(fregs, 1);
-	unsigned long end = mmtune_fregs_arg(fregs, 2);
-	unsigned long s = start, e = end;
+	const struct vm_fault *vmf = (void *)mmtune_call_arg(c, 0);
 	struct policy_set *set;
 	unsigned int idx, order;
 
@@ -356,22 +382,18 @@ static void notrace policy_fault_around(struct mmtune_hook_call *c)
 	set = rcu_dereference_sched(policy);
 	if (!set || !vmf)
 		return;
-	idx = match_cached(set, vmf->vma);
+	idx = match_current(set, vmf->vma);
 	order = idx < set->nr ? rule_order(&set->rule[idx]) :
 		READ_ONCE(mmtune_fa_base);
 	this_cpu_inc(set->ctr[idx].hits);
-	slot_note(idx);
+	slot_note(set, idx);
 	c->narrowed = true;
-	c->req_start = start;
-	c->req_end = end;
+	c->req_start = mmtune_call_arg(c, 1);
+	c->req_end = mmtune_call_arg(c, 2);
 	c->rule = idx < set->nr ? idx : -1;
 	c->order = order;
-
-	narrow(vmf, order, &s, &e);
-	if (s != start)
-		mmtune_fregs_set_arg(fregs, 1, s);
-	if (e != end)
-		mmtune_fregs_set_arg(fregs, 2, e);
+	/* in place: the arguments the function will see */
+	narrow(vmf, order, &c->arg[1], &c->arg[2]);
 }
 
 /*
@@ -387,7 +409,7 @@ void notrace mmtune_policy_window(const struct vm_fault *vmf,
 
 	if (!set)
 		return;
-	idx = match_cached(set, vmf->vma);
+	idx = match_current(set, vmf->vma);
 	narrow(vmf, idx < set->nr ? rule_order(&set->rule[idx]) :
 	       READ_ONCE(mmtune_fa_base), start, end);
 }
@@ -400,12 +422,11 @@ void notrace mmtune_policy_window(const struct vm_fault *vmf,
 int mmtune_policy_vma_rule(struct task_struct *t,
 			   const struct vm_area_struct *vma)
 {
+	struct comm_key comm = comm_of(t);	/* as the fault path reads it */
 	struct policy_set *set;
-	u64 comm[COMM_WORDS];
 	unsigned int idx;
 	int ret = -1;
 
-	memcpy(comm, t->comm, sizeof(comm));	/* as the fault path reads it */
 	rcu_read_lock();			/* the task's cgroup */
 	rcu_read_lock_sched();			/* the set */
 	set = rcu_dereference_sched(policy);
@@ -427,10 +448,9 @@ int mmtune_policy_vma_rule(struct task_struct *t,
 static void notrace policy_mapped(struct mmtune_hook_call *c)
 {
 	struct policy_set *set = rcu_dereference_sched(policy);
-	unsigned long v = READ_ONCE(slot_of_current()->v);
-	unsigned int idx = v & SLOT_TAG;
+	int idx = set ? slot_read(set) : -1;
 
-	if (!set || (v & ~SLOT_TAG) != (unsigned long)current || idx > set->nr)
+	if (idx < 0 || (unsigned int)idx > set->nr)
 		return;
 	this_cpu_add(set->ctr[idx].pages, c->nr);
 }
@@ -446,10 +466,9 @@ static void notrace policy_mapped(struct mmtune_hook_call *c)
 void notrace mmtune_policy_prefaulted(struct mm_struct *mm, unsigned int n)
 {
 	struct policy_set *set = rcu_dereference_sched(policy);
-	unsigned long v = READ_ONCE(slot_of_current()->v);
-	unsigned int idx = v & SLOT_TAG;
+	int idx = set ? slot_read(set) : -1;
 
-	if (!set || (v & ~SLOT_TAG) != (unsigned long)current || idx > set->nr)
+	if (idx < 0 || (unsigned int)idx > set->nr)
 		return;
 	this_cpu_add(set->ctr[idx].prefaulted, n);
 	if (idx < set->nr && set->rule[idx].is_auto)
@@ -526,7 +545,7 @@ void notrace mmtune_policy_untouched(struct vm_area_struct *vma,
 	if (!set)
 		return;
 	if (n)
-		this_cpu_add(set->ctr[match_cached(set, vma)].untouched, n);
+		this_cpu_add(set->ctr[match_current(set, vma)].untouched, n);
 	if (!set->nr_auto)
 		return;
 	of = auto_rule_of(vma, set);
@@ -729,7 +748,6 @@ static int install_locked(struct policy_set *set)
 		ret = policy_hooks_get();
 		if (ret)
 			return ret;
-		memset(slots, 0, sizeof(slots));
 		mmtune_auto_forget();
 	}
 

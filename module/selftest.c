@@ -42,7 +42,9 @@ static bool st_args_read;
 /*
  * Not static, and called only through a pointer: the compiler can neither
  * inline it, nor clone or rename it (.isra, .constprop), so its symbol is
- * the function ftrace patches.  It must stay traceable (no notrace).
+ * the function ftrace patches.  It must stay traceable (no notrace).  The
+ * direct call's test has a function of its own: the ftrace test's hook
+ * may be on this one at the same time.
  */
 noinline unsigned long mmtune_selftest_target(unsigned long a, unsigned long b,
 					      unsigned long c)
@@ -51,30 +53,43 @@ noinline unsigned long mmtune_selftest_target(unsigned long a, unsigned long b,
 	return c;
 }
 
-static unsigned long (*selftest_target_ptr)(unsigned long, unsigned long,
-					    unsigned long) = mmtune_selftest_target;
-
-unsigned long mmtune_selftest_target_addr(void)
+noinline unsigned long mmtune_selftest_direct_target(unsigned long a,
+						     unsigned long b,
+						     unsigned long c)
 {
-	return (unsigned long)mmtune_selftest_target;
+	barrier();
+	return c;
+}
+
+typedef unsigned long (*selftest_fn)(unsigned long, unsigned long,
+				     unsigned long);
+
+static selftest_fn selftest_targets[] = {
+	mmtune_selftest_target, mmtune_selftest_direct_target,
+};
+
+unsigned long mmtune_selftest_target_addr(bool direct)
+{
+	return (unsigned long)selftest_targets[direct];
 }
 
 void notrace mmtune_selftest_entry(struct mmtune_hook_call *c)
 {
-	if (mmtune_fregs_arg(c->fregs, 0) != ST_A ||
-	    mmtune_fregs_arg(c->fregs, 1) != ST_B ||
-	    mmtune_fregs_arg(c->fregs, 2) != ST_C)
+	if (mmtune_call_arg(c, 0) != ST_A ||
+	    mmtune_call_arg(c, 1) != ST_B ||
+	    mmtune_call_arg(c, 2) != ST_C)
 		return;
 	WRITE_ONCE(st_args_read, true);
-	mmtune_fregs_set_arg(c->fregs, 2, ST_C2);
+	mmtune_call_set_arg(c, 2, ST_C2);
 }
 
-void mmtune_selftest_args(bool *read, bool *written)
+void mmtune_selftest_args(bool direct, bool *read, bool *written)
 {
+	selftest_fn fn = READ_ONCE(selftest_targets[direct]);
 	unsigned long v;
 
 	WRITE_ONCE(st_args_read, false);
-	v = READ_ONCE(selftest_target_ptr)(ST_A, ST_B, ST_C);
+	v = fn(ST_A, ST_B, ST_C);
 	*read = READ_ONCE(st_args_read);
 	*written = v == ST_C2;
 }

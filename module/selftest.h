@@ -13,16 +13,20 @@
  */
 unsigned long mmtune_selftest_target(unsigned long a, unsigned long b,
 				     unsigned long c);
-unsigned long mmtune_selftest_target_addr(void);
+unsigned long mmtune_selftest_direct_target(unsigned long a, unsigned long b,
+					    unsigned long c);
+/* The function the ftrace test hooks, or the direct call's (@direct). */
+unsigned long mmtune_selftest_target_addr(bool direct);
 
 /* The self-test hook's callback: checks and changes the arguments. */
 void mmtune_selftest_entry(struct mmtune_hook_call *c);
 
 /*
- * Calls the target with known arguments (its hook must be placed):
+ * Calls the target (@direct: the direct call's) with known arguments (its
+ * hook must be placed):
  * whether the callback read them right and whether its change arrived.
  */
-void mmtune_selftest_args(bool *read, bool *written);
+void mmtune_selftest_args(bool direct, bool *read, bool *written);
 
 /* What one self-test fault went through (see selftest.c). */
 struct mmtune_selftest_result {

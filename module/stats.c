@@ -103,8 +103,8 @@ static __always_inline struct lat_slot *lat_slot_of_current(void)
 /* After the policy's: the window filemap_map_pages gets. */
 static void notrace fault_around_cb(struct mmtune_hook_call *c)
 {
-	unsigned long start = mmtune_fregs_arg(c->fregs, 1);
-	unsigned long end = mmtune_fregs_arg(c->fregs, 2);
+	unsigned long start = mmtune_call_arg(c, 1);
+	unsigned long end = mmtune_call_arg(c, 2);
 
 	ctr_add(MMT_CTR_FA_CALLS, 1);
 	if (end >= start)

@@ -26,9 +26,9 @@
  */
 static void notrace trace_fa_cb(struct mmtune_hook_call *c)
 {
-	const struct vm_fault *vmf = (void *)mmtune_fregs_arg(c->fregs, 0);
-	unsigned long start = mmtune_fregs_arg(c->fregs, 1);
-	unsigned long end = mmtune_fregs_arg(c->fregs, 2);
+	const struct vm_fault *vmf = (void *)mmtune_call_arg(c, 0);
+	unsigned long start = mmtune_call_arg(c, 1);
+	unsigned long end = mmtune_call_arg(c, 2);
 	int order = c->narrowed ? c->order : -1;
 	const struct inode *inode;
 	const struct file *f;

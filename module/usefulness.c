@@ -423,14 +423,14 @@ static __always_inline unsigned long switches_of(const struct task_struct *t)
 static void notrace mark_entry_cb(struct mmtune_hook_call *c)
 {
 	struct mark_stash *s = this_cpu_ptr(stash);
-	struct vm_fault *vmf = (void *)mmtune_fregs_arg(c->fregs, 0);
+	struct vm_fault *vmf = (void *)mmtune_call_arg(c, 0);
 
 	s->owner = NULL;
 	if (!vmf)
 		return;
 	s->mapping = vmf->vma->vm_file ? vmf->vma->vm_file->f_mapping : NULL;
-	s->first = mmtune_fregs_arg(c->fregs, 1);
-	s->last = mmtune_fregs_arg(c->fregs, 2);
+	s->first = mmtune_call_arg(c, 1);
+	s->last = mmtune_call_arg(c, 2);
 	s->marked = mark_begin(&s->d, vmf, s->first, s->last);
 	s->switches = switches_of(current);
 	s->owner = current;
@@ -490,9 +490,9 @@ static void notrace walk_note(unsigned long slots, u64 t0)
  */
 static void notrace zap_cb(struct mmtune_hook_call *c)
 {
-	struct vm_area_struct *vma = (void *)mmtune_fregs_arg(c->fregs, 1);
-	unsigned long addr = mmtune_fregs_arg(c->fregs, 2);
-	unsigned long end = mmtune_fregs_arg(c->fregs, 3);
+	struct vm_area_struct *vma = (void *)mmtune_call_arg(c, 1);
+	unsigned long addr = mmtune_call_arg(c, 2);
+	unsigned long end = mmtune_call_arg(c, 3);
 	unsigned long n, stop, budget = MMT_ZAP_SLOTS_MAX;
 	u64 t0;
 

@@ -71,8 +71,12 @@ expect_einval() {
 # ("tramp: ... (mmtune_...)" or "->mmtune_..."); arm64 and ppc64 without
 # per-ops trampolines list only the function and its count, so a line that
 # names no callback at all counts too (nothing else traces in the guest).
+# A direct call is named on a line of its own below, indented:
+# "direct-->mmtune_direct_fa_tramp".
 ftraced() {
-	awk -v f="$1" '$1 == f { if ($0 ~ /mmtune/ || $0 !~ /->|tramp:/) ok = 1 }
+	awk -v f="$1" '$1 == f { if ($0 ~ /mmtune/ || $0 !~ /->|tramp:/) ok = 1; in_f = 1; next }
+		in_f && /^[ \t]/ { if ($0 ~ /mmtune/) ok = 1; next }
+		{ in_f = 0 }
 		END { exit !ok }' /sys/kernel/tracing/enabled_functions 2>/dev/null
 }
 

@@ -118,7 +118,7 @@ done
 expect_eq "ftrace arguments verified" "$(info hook_args)" "read+write verified"
 ftraced filemap_map_pages &&
 	ok "filemap_map_pages in enabled_functions" ||
-	fail "filemap_map_pages not in enabled_functions"
+	fail "filemap_map_pages not in enabled_functions: $(grep -A1 '^filemap_map_pages ' $TR/enabled_functions | tr '\n\t' '  ')"
 if [ -n "$NOLAT" ]; then
 	skip "handle_mm_fault kretprobe in kprobes/list" "$NOLAT"
 else

@@ -573,6 +573,44 @@ else
 	ok "both off: nothing traced"
 fi
 
+# --- 8b. the hook's mechanism: a direct call where the kernel has them
+sect "8b. filemap_map_pages: a direct call, or the ftrace ops"
+HD=/sys/module/mmtune/parameters/hook_direct
+# the kernel's own list: "direct-->" names the trampoline a site calls
+direct_tramp() { grep -q 'direct.*-->mmtune_direct_fa_tramp' $TR/enabled_functions; }
+case $(uname -m) in x86_64|aarch64) DARCH=1 ;; *) DARCH=0 ;; esac
+if [ $DARCH = 1 ] && grep -q ' register_ftrace_direct' /proc/kallsyms; then
+	check "rule, direct" pwrite "comm=fpolicy0 order=0"
+	case $(info hook_filemap_map_pages) in
+	"on (ftrace direct filemap_map_pages"*) ok "info: a direct call" ;;
+	*) fail "info: $(info hook_filemap_map_pages)" ;;
+	esac
+	direct_tramp && ok "enabled_functions: the site calls our trampoline" ||
+		fail "enabled_functions: no direct call of ours"
+	"$FPM" "$F" > "$WORK/m"
+	within "direct: the rule applies" "$(minflt "$WORK/m")" "$PAGES" 2
+	check "clear" pwrite clear
+	direct_tramp && fail "clear: the direct call stays" || ok "clear: the direct call is gone"
+	echo 0 > $HD
+	check "rule, hook_direct=0" pwrite "comm=fpolicy0 order=0"
+	case $(info hook_filemap_map_pages) in
+	"on (ftrace filemap_map_pages"*"hook_direct=0"*) ok "hook_direct=0: the ftrace ops, said in info" ;;
+	*) fail "hook_direct=0: $(info hook_filemap_map_pages)" ;;
+	esac
+	direct_tramp && fail "hook_direct=0: a direct call" || ok "hook_direct=0: no direct call"
+	"$FPM" "$F" > "$WORK/m"
+	within "hook_direct=0: the rule applies" "$(minflt "$WORK/m")" "$PAGES" 2
+	check "clear" pwrite clear
+	echo 1 > $HD
+else
+	check "rule" pwrite "comm=fpolicy0 order=0"
+	case $(info hook_filemap_map_pages) in
+	"on (ftrace filemap_map_pages"*) ok "info: the ftrace ops (no direct calls here)" ;;
+	*) fail "info: $(info hook_filemap_map_pages)" ;;
+	esac
+	check "clear" pwrite clear
+fi
+
 # --- 9. the EOF probe with rules active
 sect "9. EOF probe under rules"
 for o in 0 3 "$MAX"; do

@@ -272,6 +272,45 @@ fi
 tcg_all_cpus
 echo clear > $POL
 
+# --- another direct caller on filemap_map_pages (a BPF fentry program):
+# the policy's hook is then the ftrace ops, info says why, both work
+DIRECT_K=0
+case $(uname -m) in x86_64|aarch64)
+	grep -q ' register_ftrace_direct' /proc/kallsyms && DIRECT_K=1 ;;
+esac
+if [ -n "$BTWHY" ] || ! command -v bpftrace > /dev/null; then
+	skip "bpftrace kfunc:filemap_map_pages beside the policy" "${BTWHY:-no bpftrace here}"
+elif [ $DIRECT_K = 0 ]; then
+	skip "bpftrace kfunc:filemap_map_pages beside the policy" "no ftrace direct calls on this kernel"
+else
+	echo clear > $POL
+	bpftrace -e 'kfunc:filemap_map_pages /comm == "mmsa"/ { @calls = count(); }
+		interval:ms:500 { printf("ready\n"); }' > $WORK/bk 2>&1 &
+	BK=$!; BG="$BG $BK"
+	for _ in $(seq 300); do grep -q ready $WORK/bk && break; kill -0 $BK 2>/dev/null || break; sleep 1; done
+	if ! grep -q ready $WORK/bk; then
+		kill $BK 2>/dev/null; wait $BK 2>/dev/null
+		skip "bpftrace kfunc:filemap_map_pages beside the policy" \
+			"bpftrace's kfunc probe did not attach: $(grep -v '^Attaching' $WORK/bk | head -n 2 | tr '\n' ' ')"
+	else
+		two_rules
+		case $(info hook_filemap_map_pages) in
+		"on (ftrace filemap_map_pages"*"direct call refused (-16)"*)
+			ok "BPF holds the site: the ftrace ops, EBUSY said in info" ;;
+		*) fail "BPF holds the site: $(info hook_filemap_map_pages)" ;;
+		esac
+		h0=$(hits mmsa)
+		seqrun mmsa
+		kill -INT $BK; wait $BK
+		h1=$(hits mmsa) n=$(sed -n 's/^@calls: //p' $WORK/bk)
+		[ $((h1 - h0)) -gt 0 ] && ok "the rule still hits ($((h1 - h0)))" ||
+			fail "the rule does not hit beside BPF"
+		# the kfunc probe counts the same calls the rule's hook saw
+		expect_eq "bpftrace kfunc probe: mmsa's calls = the rule's hits" "${n:-0}" $((h1 - h0))
+		echo clear > $POL
+	fi
+fi
+
 # --- mmtunectl run under hyperfine and perf stat -r (docs/tracing.md examples)
 CTL=$MMT_TOP/userspace/mmtunectl
 grep -q " /sys/fs/cgroup cgroup2 " /proc/mounts || mount -t cgroup2 none /sys/fs/cgroup 2>/dev/null
