@@ -19,6 +19,17 @@
 #include <linux/kprobes.h>
 #include <linux/ptrace.h>
 
+/* ---- compiler attributes ---- */
+
+/* __no_stack_protector came to compiler_attributes.h within 6.1.y. */
+#ifndef __no_stack_protector
+#if __has_attribute(__no_stack_protector__)
+#define __no_stack_protector	__attribute__((__no_stack_protector__))
+#else
+#define __no_stack_protector
+#endif
+#endif
+
 /* ---- ftrace_regs: the traced function's arguments at its entry ---- */
 
 /*
