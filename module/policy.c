@@ -93,31 +93,46 @@ static DECLARE_DELAYED_WORK(poll_work, policy_poll);
 /*
  * Which rule the current task's last fault-around call matched, for the
  * PTE-setter hook and the return probe that follow it in the same call: a
- * slot per CPU in the set's match cache, holding the task pointer with
- * the rule index in its low bits (a task_struct is aligned to a cache
- * line).  Per CPU, no line is shared between CPUs.  A task that moved to
- * another CPU in between, or a new set, no longer finds its pointer there:
- * those pages go uncounted, never counted for another rule.
+ * slot per task hash holding the task pointer with the rule index in its
+ * low bits (a task_struct is aligned to a cache line).  A slot that
+ * another task took over in between no longer holds our pointer: those
+ * pages go uncounted.  Not a slot per CPU: a task that moved to another
+ * CPU within the call would read there what it (or an exited task at
+ * the same address) noted at an earlier call, maybe another rule.
  */
+#define SLOT_BITS	8
 #define SLOT_TAG	(L1_CACHE_BYTES - 1UL)
 
-/*
- * The slot says @idx for the current task.  Written only when it says
- * something else: a thread that keeps faulting under one rule does not
- * write it at every fault.
- */
-static __always_inline void slot_note(struct policy_set *set, unsigned int idx)
-{
-	unsigned long v = (unsigned long)current | idx;
+struct policy_slot {
+	unsigned long v;
+} ____cacheline_aligned_in_smp;
 
-	if (this_cpu_read(set->cache->slot) != v)
-		this_cpu_write(set->cache->slot, v);
+static struct policy_slot slots[1 << SLOT_BITS];
+
+static __always_inline struct policy_slot *slot_of_current(void)
+{
+	return &slots[hash_ptr(current, SLOT_BITS)];
 }
 
-/* The rule index the slot holds for the current task, or -1 for none. */
-static __always_inline int slot_read(struct policy_set *set)
+/*
+ * The task's slot says @idx.  Written only when it says something else: a
+ * thread that keeps faulting under one rule keeps its slot's line clean,
+ * and a CPU whose task hashes to the same slot (or the task itself, moved
+ * to another CPU) does not have to fetch it again at every fault.
+ */
+static __always_inline void slot_note(unsigned int idx)
 {
-	unsigned long v = this_cpu_read(set->cache->slot);
+	struct policy_slot *slot = slot_of_current();
+	unsigned long v = (unsigned long)current | idx;
+
+	if (READ_ONCE(slot->v) != v)
+		WRITE_ONCE(slot->v, v);
+}
+
+/* The rule index the current task's slot holds, or -1 for none. */
+static __always_inline int slot_read(void)
+{
+	unsigned long v = READ_ONCE(slot_of_current()->v);
 
 	if ((v & ~SLOT_TAG) != (unsigned long)current)
 		return -1;
@@ -386,7 +401,7 @@ policy_fault_around(struct mmtune_hook_call *c)
 	order = idx < set->nr ? rule_order(&set->rule[idx]) :
 		READ_ONCE(mmtune_fa_base);
 	this_cpu_inc(set->ctr[idx].hits);
-	slot_note(set, idx);
+	slot_note(idx);
 	c->narrowed = true;
 	c->req_start = mmtune_call_arg(c, 1);
 	c->req_end = mmtune_call_arg(c, 2);
@@ -448,7 +463,7 @@ int mmtune_policy_vma_rule(struct task_struct *t,
 static void notrace policy_mapped(struct mmtune_hook_call *c)
 {
 	struct policy_set *set = rcu_dereference_sched(policy);
-	int idx = set ? slot_read(set) : -1;
+	int idx = set ? slot_read() : -1;
 
 	if (idx < 0 || (unsigned int)idx > set->nr)
 		return;
@@ -466,7 +481,7 @@ static void notrace policy_mapped(struct mmtune_hook_call *c)
 void notrace mmtune_policy_prefaulted(struct mm_struct *mm, unsigned int n)
 {
 	struct policy_set *set = rcu_dereference_sched(policy);
-	int idx = set ? slot_read(set) : -1;
+	int idx = set ? slot_read() : -1;
 
 	if (idx < 0 || (unsigned int)idx > set->nr)
 		return;
@@ -748,6 +763,7 @@ static int install_locked(struct policy_set *set)
 		ret = policy_hooks_get();
 		if (ret)
 			return ret;
+		memset(slots, 0, sizeof(slots));
 		mmtune_auto_forget();
 	}
 

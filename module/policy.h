@@ -92,7 +92,6 @@ struct policy_match_ent {
 
 struct policy_match {
 	struct policy_match_ent ent[1 << POLICY_MATCH_BITS];
-	unsigned long slot;		/* policy.c's slot_note() */
 };
 
 struct policy_set {
