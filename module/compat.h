@@ -674,8 +674,8 @@ static inline u64 mmtune_kernel_pgscan(void)
  * x0..x3 (arguments 0..3 from its stack pointer up, the scratch above,
  * then x9 and x30), and returns into the function with x30 as the
  * function must find it.  As on x86_64, a function with a direct call
- * takes at most MMTUNE_DIRECT_NR_ARGS arguments.  "bti c": the site may reach it through
- * ftrace_caller's br.
+ * takes at most MMTUNE_DIRECT_NR_ARGS arguments.  "bti c": the site may
+ * reach it through ftrace_caller's br.
  */
 #define MMTUNE_DIRECT_FRAME	(4 * 8 + MMTUNE_DIRECT_SCRATCH + 16)
 #define MMTUNE_DIRECT_TRAMP(tramp, entry)				\
