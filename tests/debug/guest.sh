@@ -110,7 +110,7 @@ setup_cgroup() {
 # --- 2. the storm ---------------------------------------------------------
 storm() {
 	local i fa0 fa bad_fa=0 bad_load=0 bad_pol=0 bad_st=0 bad_mode=0 bad_unload=0 bad_ev=0 t0 pid
-	local TRE=/sys/kernel/tracing/events/mmtune
+	local TRACEFS=/sys/kernel/tracing TRE=/sys/kernel/tracing/events/mmtune
 	mountpoint -q /sys/kernel/tracing || mount -t tracefs none /sys/kernel/tracing 2>/dev/null
 	local modefail=""
 	echo "# === storm: $CYCLES cycles"
@@ -141,12 +141,16 @@ storm() {
 		ts "insmod+policy"
 		echo 1 > $MMT/stats_enable 2>"$WORK/err" || { bad_st=$((bad_st + 1)); echo "# cycle $i: stats_enable: $(cat "$WORK/err")"; }
 		ts "stats_enable"
-		# the trace events place their hooks under tracefs's and the
-		# tracepoints' mutexes (lockdep sees that order here); left on
-		# at every other rmmod, so that their last listener goes after
-		# the module's exit
+		# the trace events' first listener comes under tracefs's and
+		# the tracepoints' mutexes, and ftrace takes the tracepoints'
+		# under its own when a pid filter is first set (trace-cmd
+		# record -F): lockdep sees both here, and a hook placed under
+		# the tracepoints' mutex would close a cycle. Left on at every
+		# other rmmod, so that their last listener goes after the
+		# module's exit.
 		if [ -d $TRE ]; then
 			echo 1 > $TRE/enable 2>"$WORK/err" || { bad_ev=$((bad_ev + 1)); echo "# cycle $i: events: $(cat "$WORK/err")"; }
+			echo $$ > $TRACEFS/set_ftrace_pid && : > $TRACEFS/set_ftrace_pid
 			[ $((i % 2)) = 0 ] && echo 0 > $TRE/enable
 		fi
 		# The first mode write of a load runs the cross-check sweep over
