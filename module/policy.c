@@ -99,6 +99,12 @@ static DECLARE_DELAYED_WORK(poll_work, policy_poll);
  * pages go uncounted.  Not a slot per CPU: a task that moved to another
  * CPU within the call would read there what it (or an exited task at
  * the same address) noted at an earlier call, maybe another rule.
+ *
+ * The slots are the set's, not global: a write may install a new set
+ * between the call's start and its PTEs (the start is outside
+ * filemap_map_pages' RCU section, a grace period does not wait for it),
+ * and in the new set the index may be another rule's.  The new set's
+ * slots, zeroed, hold nothing of a call begun under the old one.
  */
 #define SLOT_BITS	8
 #define SLOT_TAG	(L1_CACHE_BYTES - 1UL)
@@ -107,36 +113,42 @@ struct policy_slot {
 	unsigned long v;
 } ____cacheline_aligned_in_smp;
 
-static struct policy_slot slots[1 << SLOT_BITS];
-
-static __always_inline struct policy_slot *slot_of_current(void)
+static __always_inline struct policy_slot *
+slot_of_current(const struct policy_set *set)
 {
-	return &slots[hash_ptr(current, SLOT_BITS)];
+	return &set->slots[hash_ptr(current, SLOT_BITS)];
 }
 
 /*
- * The task's slot says @idx.  Written only when it says something else: a
- * thread that keeps faulting under one rule keeps its slot's line clean,
- * and a CPU whose task hashes to the same slot (or the task itself, moved
- * to another CPU) does not have to fetch it again at every fault.
+ * The task's slot in @set says @idx.  Written only when it says something
+ * else: a thread that keeps faulting under one rule keeps its slot's line
+ * clean, and a CPU whose task hashes to the same slot (or the task
+ * itself, moved to another CPU) does not have to fetch it again at every
+ * fault.
  */
-static __always_inline void slot_note(unsigned int idx)
+static __always_inline void slot_note(const struct policy_set *set,
+				      unsigned int idx)
 {
-	struct policy_slot *slot = slot_of_current();
+	struct policy_slot *slot = slot_of_current(set);
 	unsigned long v = (unsigned long)current | idx;
 
 	if (READ_ONCE(slot->v) != v)
 		WRITE_ONCE(slot->v, v);
 }
 
-/* The rule index the current task's slot holds, or -1 for none. */
-static __always_inline int slot_read(void)
+/* The rule index the current task's slot in @set holds, or -1 for none. */
+static __always_inline int slot_read(const struct policy_set *set)
 {
-	unsigned long v = READ_ONCE(slot_of_current()->v);
+	unsigned long v = READ_ONCE(slot_of_current(set)->v);
 
 	if ((v & ~SLOT_TAG) != (unsigned long)current)
 		return -1;
 	return v & SLOT_TAG;
+}
+
+static struct policy_slot *slots_alloc(void)
+{
+	return kvcalloc(1 << SLOT_BITS, sizeof(struct policy_slot), GFP_KERNEL);
 }
 
 /* ---- the fault path ---- */
@@ -401,7 +413,7 @@ policy_fault_around(struct mmtune_hook_call *c)
 	order = idx < set->nr ? rule_order(&set->rule[idx]) :
 		READ_ONCE(mmtune_fa_base);
 	this_cpu_inc(set->ctr[idx].hits);
-	slot_note(idx);
+	slot_note(set, idx);
 	c->narrowed = true;
 	c->req_start = mmtune_call_arg(c, 1);
 	c->req_end = mmtune_call_arg(c, 2);
@@ -463,7 +475,7 @@ int mmtune_policy_vma_rule(struct task_struct *t,
 static void notrace policy_mapped(struct mmtune_hook_call *c)
 {
 	struct policy_set *set = rcu_dereference_sched(policy);
-	int idx = set ? slot_read() : -1;
+	int idx = set ? slot_read(set) : -1;
 
 	if (idx < 0 || (unsigned int)idx > set->nr)
 		return;
@@ -481,7 +493,7 @@ static void notrace policy_mapped(struct mmtune_hook_call *c)
 void notrace mmtune_policy_prefaulted(struct mm_struct *mm, unsigned int n)
 {
 	struct policy_set *set = rcu_dereference_sched(policy);
-	int idx = set ? slot_read() : -1;
+	int idx = set ? slot_read(set) : -1;
 
 	if (idx < 0 || (unsigned int)idx > set->nr)
 		return;
@@ -763,7 +775,6 @@ static int install_locked(struct policy_set *set)
 		ret = policy_hooks_get();
 		if (ret)
 			return ret;
-		memset(slots, 0, sizeof(slots));
 		mmtune_auto_forget();
 	}
 
@@ -985,7 +996,8 @@ static int set_install_locked(struct policy_set *set,
 		set->ctr = __alloc_percpu(sizeof(struct policy_ctr) * (set->nr + 1),
 					  __alignof__(struct policy_ctr));
 		set->cache = alloc_percpu(struct policy_match);
-		if (!set->ctr || !set->cache)
+		set->slots = slots_alloc();
+		if (!set->ctr || !set->cache || !set->slots)
 			ret = -ENOMEM;
 	}
 	if (!ret && clear) {

@@ -94,6 +94,8 @@ struct policy_match {
 	struct policy_match_ent ent[1 << POLICY_MATCH_BITS];
 };
 
+struct policy_slot;
+
 struct policy_set {
 	unsigned int nr;
 	unsigned int max_order;		/* largest order of a rule */
@@ -103,6 +105,7 @@ struct policy_set {
 	unsigned long gen;		/* of its match cache; READ_ONCE() */
 	struct policy_ctr __percpu *ctr; /* [0, nr): rules, [nr]: no match */
 	struct policy_match __percpu *cache; /* policy.c's match cache */
+	struct policy_slot *slots;	/* policy.c's, per task hash */
 	struct policy_rule rule[];
 };
 

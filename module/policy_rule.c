@@ -59,6 +59,7 @@ void policy_set_free(struct policy_set *set)
 		policy_rule_free(&set->rule[i]);
 	free_percpu(set->ctr);
 	free_percpu(set->cache);
+	kvfree(set->slots);
 	kfree(set);
 }
 

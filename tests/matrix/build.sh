@@ -7,9 +7,9 @@
 # 6.12 and 7.x cells in the trixie chroot (gcc-14, kbuild needs glibc 2.38).
 # Cross builds need no emulation: Debian's flavour headers + -common + the
 # amd64 linux-kbuild, `make -C <common> O=<flavour> CROSS_COMPILE=...`.
-# Also builds the static probes (faultprobe, kcoreprobe) and userspace tools
-# of the arch (host cross gcc-12; a static binary runs on every kernel). Log:
-# $MX/cells/CELL/build.log.
+# Also builds the static probes (faultprobe, kcoreprobe, policyflip) and
+# userspace tools of the arch (host cross gcc-12; a static binary runs on
+# every kernel). Log: $MX/cells/CELL/build.log.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -69,7 +69,8 @@ exec 6>"$MX/.tools-$BASE_ARCH.lock"
 flock 6
 probe=$MX/probe-$BASE_ARCH
 kcore=$MX/kcoreprobe-$BASE_ARCH
-for p in "$probe:faultprobe" "$kcore:kcoreprobe"; do
+flip=$MX/policyflip-$BASE_ARCH
+for p in "$probe:faultprobe" "$kcore:kcoreprobe" "$flip:policyflip"; do
 	bin=${p%%:*} src=$MMT_TOP/tests/vm/probe/${p#*:}.c
 	if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ]; then
 		${cross}gcc -O2 -static -o "$bin.tmp" "$src" >> "$log" 2>&1 ||
@@ -96,4 +97,5 @@ fi
 exec 6>&-
 echo "PROBE=$probe" > "$out/build.env"
 echo "KCORE=$kcore" >> "$out/build.env"
+echo "FLIP=$flip" >> "$out/build.env"
 echo "TOOLS=$tools" >> "$out/build.env"
