@@ -577,7 +577,14 @@ SW1=$(printf 'comm=fpolicy0 order=%s\ncomm=mmt-none order=2' $O8)
 SW2=$(printf 'comm=mmt-none order=2\ncomm=fpolicy0 order=%s' $O8)
 U8=0 u0=$(cat $MMT/usefulness_enable)
 wr $MMT/usefulness_enable 1 && U8=1
+pwrite "$SW1" > /dev/null
 FAULTPROBE_LIVE=1024:0 "$FPM" "$F" > /dev/null & a=$!
+# its reads begun (a debug kernel's exec outlasted 100 writes): past
+# its start's hits, about 150
+n=0
+while h=$(ctr comm=fpolicy0 hits); [ "${h:-0}" -lt 1000 ] && [ $n -lt 300 ]; do
+	sleep 0.1; n=$((n + 1))
+done
 "$FLIP" $POL 100 0 "$SW1" "$SW2" > "$WORK/flip" 2>&1
 rc=$?
 kill $a 2>/dev/null; wait $a 2>/dev/null
