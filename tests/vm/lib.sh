@@ -112,6 +112,18 @@ stats_snap() {
 	eval "${1}p=\$_pgf"
 }
 
+# on_exit 'CMDS': the test's EXIT trap, run by the test's own shell
+# only.  A background job killed before it has exec'd is still a fork of
+# this shell, and bash runs the EXIT trap in it too: the test's cleanup
+# (rmmod, rm -rf) in the middle of the test.  t-44-value's ns_last_pid
+# loop lost its module so (CI, 6.12 ppc64le-64k).  The pid is the
+# kernel's (a builtin's read of /proc/self): bash 5.2's $BASHPID can
+# still read the parent's in such a fork.
+# shellcheck disable=SC2064,SC2154 # $$ and CMDS now, $_xpid at the exit
+on_exit() {
+	trap "read -r _xpid _ < /proc/self/stat; if [ \"\$_xpid\" = $$ ]; then $1; fi" EXIT
+}
+
 load_module() { insmod "$MMT_TOP/module/mmtune.ko" "$@"; }
 unload_module() { rmmod mmtune 2>/dev/null; true; }
 

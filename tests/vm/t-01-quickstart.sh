@@ -12,7 +12,7 @@
 
 README=$MMT_TOP/README.md
 WORK=$(mktemp -d /var/tmp/mmt-qs.XXXXXX)
-trap 'rm -rf "$WORK"; unload_module' EXIT
+on_exit 'rm -rf "$WORK"; unload_module'
 
 unload_module
 if ! modprobe -n -q mmtune 2>/dev/null; then

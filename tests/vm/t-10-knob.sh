@@ -7,7 +7,7 @@
 KFA=$DBG/fault_around_bytes
 PSZ=$(getconf PAGESIZE)
 WORK=$(mktemp -d /var/tmp/mmt-knob.XXXXXX)
-trap 'umount "$WORK/shm" 2>/dev/null; rm -rf "$WORK"' EXIT
+on_exit 'umount "$WORK/shm" 2>/dev/null; rm -rf "$WORK"'
 
 kbytes() { cat $KFA; }
 

@@ -16,7 +16,7 @@ cleanup() {
 	umount "$WORK/shm" 2>/dev/null
 	rm -rf "$WORK"
 }
-trap cleanup EXIT
+on_exit cleanup
 
 mountpoint -q $TR || mount -t tracefs none $TR 2>/dev/null
 stat_of() { sed -n "s/^$1 //p" $MMT/stats; }

@@ -16,7 +16,7 @@ cleanup() {
 	[ -w "$P/mode" ] && echo off > "$P/mode" 2>/dev/null
 	rm -rf "$WORK"
 }
-trap cleanup EXIT
+on_exit cleanup
 
 # kpageflags words are u64 in the kernel's byte order: the byte of bits
 # 8k..8k+7 is byte k of the word on a little-endian kernel, byte 7-k on a

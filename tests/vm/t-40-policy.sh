@@ -25,7 +25,7 @@ cleanup() {
 	[ -n "${ORIG:-}" ] && echo "$ORIG" > $KFA
 	unload_module
 }
-trap cleanup EXIT
+on_exit cleanup
 
 CTL=$MMT_TOP/userspace/mmtunectl
 MMS=$MMT_TOP/userspace/mmstress

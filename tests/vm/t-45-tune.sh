@@ -20,7 +20,7 @@ cleanup() {
 	rm -rf "$WORK"
 	unload_module
 }
-trap cleanup EXIT
+on_exit cleanup
 
 CTL=$MMT_TOP/userspace/mmtunectl
 POL=$MMT/policy

@@ -38,7 +38,7 @@ cleanup() {
 	unload_module
 	[ -n "${ORIG:-}" ] && echo "$ORIG" > $KFA
 }
-trap cleanup EXIT
+on_exit cleanup
 for b in "$CTL" "$MMS"; do
 	[ -x "$b" ] || { fail "no $b (make tools)"; exit 1; }
 done

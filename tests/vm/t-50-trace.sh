@@ -30,7 +30,7 @@ cleanup() {
 	unload_module
 	rm -rf "$WORK"
 }
-trap cleanup EXIT
+on_exit cleanup
 
 mountpoint -q $TR || mount -t tracefs none $TR 2>/dev/null
 MMS=$MMT_TOP/userspace/mmstress

@@ -34,7 +34,7 @@ cleanup() {
 	rm -rf "$WORK"
 	unload_module
 }
-trap cleanup EXIT
+on_exit cleanup
 [ -x "$MMS" ] || { fail "no $MMS (make tools)"; exit 1; }
 
 uf() { sed -n "s/^$1: *//p" $UF; }

@@ -28,7 +28,7 @@ cleanup() {
 	rm -rf "$WORK"
 	unload_module
 }
-trap cleanup EXIT
+on_exit cleanup
 [ -x "$MMS" ] || { fail "no $MMS (make tools)"; exit 1; }
 
 # af FIELD: FIELD's value on the comm=mmstress order=auto line

@@ -22,7 +22,7 @@ cleanup() {
 	rm -rf "$WORK"
 	unload_module
 }
-trap cleanup EXIT
+on_exit cleanup
 command -v sqlite3 > /dev/null || { skip "a sqlite3 service" "no sqlite3 (apt-get install -t bookworm sqlite3)"; exit 0; }
 [ -x "$CTL" ] || { fail "no $CTL (make tools)"; exit 1; }
 

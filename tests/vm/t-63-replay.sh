@@ -31,7 +31,7 @@ cleanup() {
 	rm -rf "$WORK"
 	unload_module
 }
-trap cleanup EXIT
+on_exit cleanup
 [ -x "$CTL" ] && [ -x "$MMS" ] || { fail "no $CTL or $MMS (make tools)"; exit 1; }
 
 # record and run put the workload in a cgroup of their own: the matrix's

@@ -13,7 +13,7 @@ PAR=/sys/module/mmtune/parameters
 SYS=/sys/kernel/mm/mmtune
 CTL=${MMT_TOOLS:-$MMT_TOP/userspace}/mmtunectl
 WORK=$(mktemp -d /var/tmp/mmt-ld.XXXXXX)
-trap 'rm -rf "$WORK"' EXIT
+on_exit 'rm -rf "$WORK"'
 
 mountpoint -q /sys/kernel/security 2>/dev/null ||
 	mount -t securityfs none /sys/kernel/security 2>/dev/null

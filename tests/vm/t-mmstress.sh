@@ -20,7 +20,7 @@ cleanup() {
 	rm -rf "$WORK"
 	unload_module
 }
-trap cleanup EXIT
+on_exit cleanup
 
 # --- the binary: the tree's build, or $MMT_MMSTRESS, else build it here
 

@@ -20,7 +20,7 @@ cleanup() {
 	[ -n "${ORIG:-}" ] && echo "$ORIG" > $KFA
 	rm -rf "$WORK"
 }
-trap cleanup EXIT
+on_exit cleanup
 
 # --- the binary: the tree's build, or $MMT_MMTUNECTL, else build it here
 CTL=${MMT_MMTUNECTL:-$MMT_TOP/userspace/mmtunectl}
