@@ -217,12 +217,17 @@ expect_eq() {
 	if [ "$2" = "$3" ]; then ok "$1"; else fail "$1: got '$2', want '$3'"; fi
 }
 
+# in_range GOT WANT PCT [SLACK]: within's test, no output
+in_range() {
+	awk -v g="$1" -v w="$2" -v p="$3" -v s="${4:-0}" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= w * p / 100 + s) }'
+}
+
 # within NAME GOT WANT PCT [SLACK]: |GOT - WANT| <= WANT * PCT / 100 + SLACK.
 # SLACK absorbs a fixed number of events not proportional to the work (a
 # probe's own startup faults): a few percent of 8192 pages, but of only 512
 # with 64 KiB pages.
 within() {
-	if awk -v g="$2" -v w="$3" -v p="$4" -v s="${5:-0}" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= w * p / 100 + s) }'; then
+	if in_range "$2" "$3" "$4" "${5:-0}"; then
 		ok "$1 ($2 vs $3)"
 	else
 		fail "$1: got $2, want $3 +-$4%${5:+ +-$5}"

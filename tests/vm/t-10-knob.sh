@@ -64,8 +64,16 @@ while [ $o -le "$MAX" ]; do
 		expect_eq "order $o: kernel fault_around_bytes" "$(kbytes)" $((PSZ << o))
 		expect_eq "order $o: parameter reads it" \
 			"$(cat /sys/module/mmtune/parameters/fault_around_order)" $o
-		# shellcheck disable=SC2046 # the fields, split
-		set -- $("$PROBE" "$WORK/shm/f")
+		# A folio that reclaim or migration holds locked for a moment
+		# is skipped by fault-around and faults on its own: one run
+		# can count more (CI's 7.2 s390x cell: 18 at order 8, want
+		# 16).  Up to 3 runs; a wrong order misses on every one.
+		for try in 1 2 3; do
+			# shellcheck disable=SC2046 # the fields, split
+			set -- $("$PROBE" "$WORK/shm/f")
+			in_range "$4" $(($2 >> o)) 2 && break
+			echo "# order $o, run $try: $4 minor faults, want $(($2 >> o))"
+		done
 		within "order $o: minor faults = pages/2^$o" "$4" $(($2 >> o)) 2
 	else
 		fail "order $o refused"
