@@ -80,6 +80,11 @@ shmem_allocs() {
 	[ -r "$1" ] && cat "$@" | awk '{ s += $1 } END { print s }'
 }
 
+# rec_fid: the record's id of the file $F, empty if it was not found
+rec_fid() {
+	sed -n "s|^file \([0-9]*\) [0-9:]* [0-9]* [0-9]* [0-9]* $F\$|\1|p" "$WORK/rec"
+}
+
 # case NAME ARGS...: record ARGS, replay, measure each order
 case_() {
 	name=$1; shift
@@ -138,25 +143,22 @@ if mount -t tmpfs -o size=32m,huge=within_size mmt-replay-huge "$WORK/huge"; the
 	# record reads a file's folios at its first fault, by the path in
 	# the process's maps: an mmstress that ended (and removed its file)
 	# before the reader looked leaves the file "-", no folios line (CI's
-	# 7.3 x86_64 cell, and 1 of 2 tries there since): record again, up to
+	# 7.3 x86_64 cell; 3 of 7 records there since): record again, up to
 	# 5 times.
-	found=0
 	for try in 1 2 3 4 5; do
 		echo 1 > /proc/sys/vm/compact_memory 2> /dev/null
 		a0=$(shmem_allocs)
 		"$CTL" record -o "$WORK/rec" -- "$MMS" seq -q -s 8M -f "$F" > /dev/null 2>&1
 		a1=$(shmem_allocs)
-		if grep -q "^file [0-9]* [0-9:]* [0-9]* [0-9]* [0-9]* $F\$" "$WORK/rec"; then
-			found=1; break
-		fi
+		fid=$(rec_fid)
+		[ -n "$fid" ] && break
 		echo "# record $try: the file was not found (mmstress had ended): $(grep '^file ' "$WORK/rec" | tr '\n' ' ')"
 	done
-	fid=$(sed -n "s|^file \([0-9]*\) [0-9:]* [0-9]* [0-9]* [0-9]* $F\$|\1|p" "$WORK/rec")
 	nfo=$(sed -n "s/^folios ${fid:-x} \([0-9-]*\) 1\$/\1/p" "$WORK/rec")
 	wf=$(sed -n 's/^whole_folio //p' "$WORK/rec")
 	echo "# large folios in the tmpfs file: ${nfo:-none} (shmem_alloc ${a0:-?} -> ${a1:-?}), kernel maps whole folios: $wf"
 	grep '^folio ' "$WORK/rec" | head -n 3 | sed 's/^/# /'
-	if [ "$found" = 0 ]; then
+	if [ -z "$fid" ]; then
 		skip "record: large folios" "record did not find the file in 5 tries: mmstress had ended before the reader looked"
 	elif [ "${nfo:-0}" -gt 0 ]; then
 		ok "record: the huge tmpfs file's $nfo large folios"
@@ -171,7 +173,7 @@ if mount -t tmpfs -o size=32m,huge=within_size mmt-replay-huge "$WORK/huge"; the
 		case_ seq_folios "$MMS" seq -q -s 8M -f "$F"
 		# record reads a file's path (and its folios) from the process's
 		# maps: a process that has ended by then leaves it "not found"
-		if grep -q "^file [0-9]* [0-9:]* [0-9]* [0-9]* [0-9]* $F\$" "$WORK/rec"; then
+		if [ -n "$(rec_fid)" ]; then
 			grep -q 'pages of large folios were mapped whole' "$WORK/rp" &&
 				ok "seq_folios: the folios its own faults mapped whole are a bound" ||
 				fail "seq_folios: no bound for the folios mapped whole"
