@@ -190,10 +190,15 @@ static __always_inline bool task_match(const struct policy_rule *r,
 		return r->comm[0] == comm.w0 && r->comm[1] == comm.w1;
 	case RULE_PID:
 		return task_tgid(t) == r->pid;
-	case RULE_CGROUP:
+	case RULE_CGROUP: {
+		struct cgroup *rc = READ_ONCE(r->cgrp);	/* NULL: removed */
+
+		if (!rc)
+			return false;
 		if (!*cg)
 			*cg = task_dfl_cgroup(t);
-		return cgroup_is_descendant(*cg, READ_ONCE(r->cgrp));
+		return cgroup_is_descendant(*cg, rc);
+	}
 	case RULE_ANY:
 		return true;
 	default:
@@ -665,7 +670,7 @@ static const struct policy_rule *auto_before(const struct policy_set *cur,
 			continue;
 		if ((r->kind == RULE_COMM && !memcmp(c->comm, r->comm, sizeof(r->comm))) ||
 		    (r->kind == RULE_PID && c->pid == r->pid) ||
-		    (r->kind == RULE_CGROUP && c->cgrp == r->cgrp) ||
+		    (r->kind == RULE_CGROUP && !strcmp(c->abs, r->abs)) ||
 		    r->kind == RULE_ANY)
 			return c;
 	}
@@ -730,6 +735,7 @@ static void stop_locked(void)
 	/* first, while unmatched faults are still narrowed to the base */
 	mmtune_fa_unraise();
 	RCU_INIT_POINTER(policy, NULL);
+	policy_cgroup_unwatch();	/* its probes read the set */
 	synchronize_rcu();
 	policy_set_free(old);
 	mmtune_hooks_put(&policy_user);
@@ -789,6 +795,8 @@ static int install_locked(struct policy_set *set)
 			mmtune_hooks_put(&policy_user);
 		return ret;
 	}
+	if (set->nr_cgroup)
+		policy_cgroup_watch(&policy);
 	if (old) {
 		synchronize_rcu();
 		auto_carry(set, old);
@@ -823,56 +831,6 @@ static void auto_judge_locked(struct policy_set *set)
 	}
 }
 
-/*
- * cgroup= rules follow their path: a service that systemd restarts gets a
- * new cgroup at the same path, and the rule matches it from the next poll
- * on (the old one, removed, matched nobody since its last task left).
- * Until then the rule shows "removed".  Resolved from the real root, as
- * the path was taken at the write (the poll runs in a kworker).  True if
- * a rule is still removed: the poll comes back sooner.
- */
-static bool cgroup_follow_locked(struct policy_set *set)
-{
-	struct cgroup *old[POLICY_MAX_RULES], *cg;
-	unsigned int i, nr_old = 0;
-	bool waiting = false;
-
-	for (i = 0; i < set->nr; i++) {
-		struct policy_rule *r = &set->rule[i];
-
-		if (r->kind != RULE_CGROUP)
-			continue;
-		/*
-		 * The path looked up, not the cgroup's state asked: what a
-		 * removed cgroup's flags say moved between kernels (7.3's
-		 * css_is_dying() tests CSS_DYING, which a removed cgroup's
-		 * own css did not have there), a lookup's answer did not.
-		 */
-		cg = cgroup_get_from_path(r->abs);
-		if (IS_ERR(cg)) {
-			r->removed = true;
-			waiting = true;
-			continue;
-		}
-		if (cg == r->cgrp) {
-			cgroup_put(cg);
-			r->removed = false;
-			continue;
-		}
-		old[nr_old++] = r->cgrp;
-		WRITE_ONCE(r->cgrp, cg);
-		r->removed = false;
-	}
-	if (nr_old) {
-		synchronize_rcu();	/* no fault-around still matching them */
-		/* every fault from here on matches the new cgroups: */
-		WRITE_ONCE(set->gen, set->gen + 1);	/* cached answers go */
-	}
-	for (i = 0; i < nr_old; i++)
-		cgroup_put(old[i]);
-	return waiting;
-}
-
 /* live.c's credit: policy_lock is held, @arg is the set */
 static void live_credit(unsigned long id, u64 p, u64 u, u64 runs, void *arg)
 {
@@ -896,7 +854,7 @@ static void policy_poll(struct work_struct *work)
 		if (n && mmtune_useful_enabled())
 			mmtune_live_poll(ids, n, live_credit, auto_rule_of, set);
 		auto_judge_locked(set);
-		waiting = cgroup_follow_locked(set);
+		waiting = policy_cgroup_follow(set);
 	}
 	if (rcu_access_pointer(policy) && !policy_exiting)
 		queue_delayed_work(system_power_efficient_wq, &poll_work,
@@ -952,7 +910,7 @@ static int policy_show(struct seq_file *m, void *v)
 	set = rcu_dereference_protected(policy, lockdep_is_held(&policy_lock));
 	if (set) {
 		mmtune_fa_sync();
-		cgroup_follow_locked(set);	/* "removed" as of now */
+		policy_cgroup_follow(set);	/* "removed" as of now */
 	}
 	seq_printf(m, "# rules %u/%u\n", set ? set->nr : 0, POLICY_MAX_RULES);
 	if (mmtune_fa_kernel_order(&live) || mmtune_fa_get_order(&base)) {
@@ -1032,7 +990,7 @@ static int policy_apply_locked(char *buf)
 	 */
 	cur = rcu_dereference_protected(policy, lockdep_is_held(&policy_lock));
 	if (cur)
-		cgroup_follow_locked(cur);
+		policy_cgroup_follow(cur);
 	ret = policy_parse_set(buf, set, cur, &clear);
 	if (ret) {
 		policy_set_free(set);
@@ -1396,6 +1354,9 @@ static void policy_info(struct seq_file *m)
 		seq_printf(m, "policy_default_order: %u\n", base);
 		seq_printf(m, "policy_kernel_order: %u\n", live);
 	}
+	seq_printf(m, "policy_cgroup_follow: %s\n",
+		   policy_cgroup_watching() ? "tracepoints" :
+		   set && set->nr_cgroup ? "poll" : "off");
 	seq_printf(m, "policy_auto_changes: %llu\n", auto_changes);
 	seq_printf(m, "policy_auto_lost: %llu\n", mmtune_auto_lost());
 	mmtune_live_info(m);

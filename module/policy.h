@@ -49,11 +49,14 @@ struct policy_rule {
 	union {
 		u64 comm[COMM_WORDS];	/* zero-padded, like task->comm */
 		struct pid *pid;	/* a reference */
-		struct cgroup *cgrp;	/* a reference; READ_ONCE() */
+		struct cgroup *cgrp;	/* a reference, NULL once removed;
+					 * READ_ONCE(), policy_cgroup.c */
 	};
 	char *path;			/* cgroup: as written */
 	char *abs;			/* cgroup: from the real root */
 	bool removed;			/* cgroup: gone, none at its path yet */
+	u64 parent_id;			/* cgroup: its parent's id, once removed */
+	struct cgroup_root *croot;	/* cgroup: its hierarchy */
 	/* the mapping keys, which must match too (policy.c's map_match) */
 	bool has_map;			/* any of them given */
 	struct inode *inode;		/* file=: a reference; NULL: none */
@@ -125,5 +128,12 @@ void policy_show_rule(struct seq_file *m, const struct policy_rule *r);
 int policy_rule_dup(struct policy_rule *dst, const struct policy_rule *src);
 void policy_rule_match(const struct policy_rule *r, char *buf, size_t len);
 bool policy_rule_is(const struct policy_rule *r, const char *match);
+
+/* policy_cgroup.c: cgroup= rules following their path */
+bool policy_cgroup_follow(struct policy_set *set);
+void policy_cgroup_copy(struct policy_rule *dst, const struct policy_rule *src);
+void policy_cgroup_watch(struct policy_set __rcu **cur);
+void policy_cgroup_unwatch(void);
+bool policy_cgroup_watching(void);
 
 #endif /* MMTUNE_POLICY_H */

@@ -11,6 +11,7 @@
 #include <linux/dcache.h>
 #include <linux/fs.h>
 #include <linux/kernel.h>
+#include <linux/kernfs.h>
 #include <linux/namei.h>
 #include <linux/overflow.h>
 #include <linux/pid.h>
@@ -34,7 +35,8 @@ void policy_rule_free(struct policy_rule *r)
 		put_pid(r->pid);
 		break;
 	case RULE_CGROUP:
-		cgroup_put(r->cgrp);
+		if (r->cgrp)	/* NULL: removed (policy_cgroup.c) */
+			cgroup_put(r->cgrp);
 		break;
 	default:
 		break;
@@ -187,7 +189,10 @@ static const struct policy_rule *removed_rule(const struct policy_set *cur,
 	return NULL;
 }
 
-/* The path of @cgrp from the real root, which the poll resolves from. */
+/*
+ * The path of @cgrp from the real root, which the poll resolves from:
+ * not cgroup_path(), which gives it from the writer's cgroup namespace.
+ */
 static char *cgroup_abs_path(struct cgroup *cgrp)
 {
 	char *buf = kmalloc(PATH_MAX, GFP_KERNEL), *abs;
@@ -195,7 +200,7 @@ static char *cgroup_abs_path(struct cgroup *cgrp)
 
 	if (!buf)
 		return NULL;
-	len = cgroup_path(cgrp, buf, PATH_MAX);
+	len = kernfs_path_from_node(cgrp->kn, NULL, buf, PATH_MAX);
 	abs = len > 0 && len < PATH_MAX ? kstrdup(buf, GFP_KERNEL) : NULL;
 	kfree(buf);
 	return abs;
@@ -222,14 +227,15 @@ static int parse_cgroup(const char *val, struct policy_rule *r,
 		return PTR_ERR(cgrp);
 	}
 	if (gone) {
-		cgrp = READ_ONCE(gone->cgrp);
-		cgroup_get(cgrp);
+		/* its cgroup (NULL once let go), as a probe leaves it */
+		policy_cgroup_copy(r, gone);
 		r->abs = kstrdup(gone->abs, GFP_KERNEL);
-		r->removed = true;
+		r->croot = gone->croot;
 	} else {
 		r->abs = cgroup_abs_path(cgrp);
+		r->croot = cgrp->root;
+		r->cgrp = cgrp;
 	}
-	r->cgrp = cgrp;
 	r->kind = RULE_CGROUP;	/* policy_rule_free() puts it from here on */
 	return r->abs ? 0 : -ENOMEM;
 }
@@ -511,7 +517,7 @@ int policy_rule_dup(struct policy_rule *dst, const struct policy_rule *src)
 		get_pid(src->pid);
 		break;
 	case RULE_CGROUP:
-		cgroup_get(src->cgrp);
+		policy_cgroup_copy(dst, src);
 		dst->path = kstrdup(src->path, GFP_KERNEL);
 		dst->abs = kstrdup(src->abs, GFP_KERNEL);
 		if (!dst->path || !dst->abs)

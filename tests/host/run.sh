@@ -459,6 +459,10 @@ suite_kernel() {
 	t_grep "no module: get stats says modprobe" err "not loaded: run 'modprobe mmtune'"
 	t_rc "no module: stats" 1 "$CTL" stats
 	t_rc "no module: set stats_enable" 1 "$CTL" set stats_enable 1
+	# an unknown knob is a usage error whether the module is there or not
+	t_rc "no module: set an unknown knob" 2 "$CTL" set no_such_knob 1
+	t_grep "no module: unknown knob: says so" err "no such knob"
+	t_rc "no module: get an unknown knob" 2 "$CTL" get no_such_knob
 	t_rc "no module: status" 0 "$CTL" status
 	t_grep "no module: status says so" out '^module: +not loaded$'
 	t_grep "no module: status via kernel" out '^via: +kernel'

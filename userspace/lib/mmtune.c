@@ -316,6 +316,17 @@ int mmt__write_path(const char *path, const char *value)
 }
 
 /* <root>/mmtune/<knob> into p; MMT_OK or an error with the message set. */
+/* a file of the module's: a knob, rss or the pfn_valid directory */
+static int module_file(const char *knob)
+{
+	int i;
+
+	for (i = 0; mmt_knobs[i]; i++)
+		if (!strcmp(knob, mmt_knobs[i]))
+			return 1;
+	return !strcmp(knob, "rss") || !strcmp(knob, "pfn_valid");
+}
+
 static int knob_path(char *p, size_t n, const char *knob)
 {
 	const char *root;
@@ -323,6 +334,9 @@ static int knob_path(char *p, size_t n, const char *knob)
 	last_errno = 0;
 	if (!mmt_knob_name_ok(knob))
 		return mmt__fail(MMT_ENOKNOB, "invalid knob name '%.64s'", knob ? knob : "");
+	/* a usage error whether the module is loaded or not */
+	if (!module_file(knob))
+		return mmt__fail(MMT_ENOKNOB, "no such knob: %s (see 'mmtunectl --help' for the knobs)", knob);
 	if (!mmt_module_loaded())
 		return mmt__fail(MMT_ENOMOD, "mmtune module is not loaded: run 'modprobe mmtune' as root");
 	root = mmt_debugfs_root();

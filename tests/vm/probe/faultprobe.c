@@ -25,6 +25,9 @@
  * starts K pages past the aligned address: a window of fault-around's,
  * aligned in the address space, then straddles the file's large folios.
  * With $FAULTPROBE_RANDOM set, the mapping is madvise(MADV_RANDOM)'d.
+ * With $FAULTPROBE_CGROUP=DIR it makes the cgroup DIR and moves itself
+ * into it just before its loop, microseconds before its first fault: a
+ * service whose cgroup is made again as it starts.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -80,6 +83,26 @@ static void drain(const char *env)
 		;
 	if (h >= 0)
 		close(h);
+}
+
+/* mkdir @dir (a cgroup v2 directory) and move this process into it */
+static int join_new_cgroup(const char *dir)
+{
+	char procs[4096];
+	int h, ok;
+
+	if (mkdir(dir, 0755)) {
+		perror(dir);
+		return 1;
+	}
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
+	h = open(procs, O_WRONLY);
+	ok = h >= 0 && write(h, "0\n", 2) == 2;
+	if (h >= 0)
+		close(h);
+	if (!ok)
+		perror(procs);
+	return !ok;
 }
 
 int main(int argc, char **argv)
@@ -149,6 +172,8 @@ int main(int argc, char **argv)
 	drain("FAULTPROBE_GO");
 	if (getenv("FAULTPROBE_RENAME"))
 		prctl(PR_SET_NAME, getenv("FAULTPROBE_RENAME"), 0, 0, 0);
+	if (getenv("FAULTPROBE_CGROUP") && join_new_cgroup(getenv("FAULTPROBE_CGROUP")))
+		return 1;
 	getrusage(RUSAGE_SELF, &r0);
 	if (!l.name)
 		read_loop(&l);
