@@ -49,8 +49,8 @@ struct policy_rule {
 	union {
 		u64 comm[COMM_WORDS];	/* zero-padded, like task->comm */
 		struct pid *pid;	/* a reference */
-		struct cgroup *cgrp;	/* a reference, NULL once removed;
-					 * READ_ONCE(), policy_cgroup.c */
+		/* a reference, NULL once removed (policy_cgroup.c) */
+		struct cgroup *cgrp;
 	};
 	char *path;			/* cgroup: as written */
 	char *abs;			/* cgroup: from the real root */
