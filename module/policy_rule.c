@@ -142,8 +142,11 @@ static int parse_pid(const char *val, struct policy_rule *r,
 	int nr;
 
 	if (!*val || strspn(val, "0123456789") != strlen(val) ||
-	    kstrtoint(val, 10, &nr) || nr <= 0)
+	    kstrtoint(val, 10, &nr) || nr < 0)
 		return policy_reject(line, "pid '%s': want a process id", val);
+	if (!nr)	/* what a rule reads as where its process is not seen */
+		return policy_reject(line,
+				     "pid=0: a rule of a process outside this pid namespace: write it from one that sees the process");
 	pid = exited_rule_pid(cur, nr);
 	if (pid) {
 		r->pid = get_pid(pid);
@@ -499,7 +502,9 @@ void policy_show_rule_text(struct seq_file *m, const struct policy_rule *r)
 void policy_show_rule(struct seq_file *m, const struct policy_rule *r)
 {
 	policy_show_rule_text(m, r);
-	seq_printf(m, " #%s", r->kind == RULE_PID && policy_pid_exited(r->pid) ?
+	seq_printf(m, " #%s", r->kind == RULE_PID && !pid_vnr(r->pid) ?
+		   " outside this pid namespace" :
+		   r->kind == RULE_PID && policy_pid_exited(r->pid) ?
 		   " exited" : r->kind == RULE_CGROUP && r->removed ?
 		   " removed" : r->inode && !r->inode->i_nlink ? " deleted" : "");
 }

@@ -167,6 +167,24 @@ if unshare -p -f true 2>/dev/null; then
 	check "del from there" unshare -p -f sh -c \
 		"echo 'del 2' > /sys/module/mmtune/parameters/policy"
 	expect_eq "the pid= rule still kept" "$(rules)" "pid=$PID order=2"
+	# a read there says why the rule reads pid=0; writing that back is
+	# refused with the reason, and the rule is kept
+	seen=$(unshare -p -f sh -c "grep '^pid=' $POL")
+	case $seen in
+	"pid=0 order=2 # outside this pid namespace"*) ok "read from there: pid=0, said why" ;;
+	*) fail "read from another pid namespace: '$seen'" ;;
+	esac
+	# dd: the write's error and exit status are dd's own in busybox too
+	if unshare -p -f sh -c "echo 'pid=0 order=2' | dd of=$POL 2>/dev/null"; then
+		fail "pid=0 written back: accepted"
+	else
+		ok "pid=0 written back: refused"
+	fi
+	case $(dmesg | grep 'pid=0: a rule of a process outside' | tail -n 1) in
+	*"write it from one that sees"*) ok "pid=0: the reason in the log" ;;
+	*) fail "pid=0: no reason logged" ;;
+	esac
+	expect_eq "the pid= rule kept after the refusal" "$(rules)" "pid=$PID order=2"
 else
 	skip "add/del from another pid namespace" "no unshare -p here"
 fi
