@@ -70,8 +70,9 @@
  * counted (stats' mapped, policy's pages=, the mapped event fall short
  * by them; every other count and the policy's narrowing, made at the
  * original's entry before ftrace moves on to the copy, are unchanged),
- * and a self-test while such a patch is in force sees the hook not fire
- * and marks it unavailable until its next placement, as info says.
+ * and a self-test while such a patch is in force cannot see the hook
+ * fire: it marks the hook unavailable until its next placement if the
+ * copy maps pages ahead, "untested" if it maps none (info says which).
  *
  * Every callback is notrace and calls nothing traceable, so none can
  * re-enter a hook; ftrace callbacks run with preemption off (the hooks'

@@ -298,7 +298,7 @@ bk_why() { grep -v -e '^Attaching' -e '^ready' $WORK/bk | head -n 2 | tr '\n' ' 
 # all_on / all_off: a rule, the counters, the events, usefulness
 all_on() {
 	env printf 'comm=mmsa order=2\n' > $POL
-	echo 1 > $MMT/stats_enable; echo 1 > $MMT/mapped_enable
+	echo 1 > $MMT/mapped_enable; echo 1 > $MMT/stats_enable
 	echo 1 > $E/enable
 	echo 1 > $MMT/usefulness_enable 2>/dev/null
 }
