@@ -272,8 +272,9 @@ fi
 tcg_all_cpus
 echo clear > $POL
 
-# --- filemap_map_pages shared with BPF: bpftrace's kfunc: probe (a BPF
-# trampoline, the function's direct call) attaches while a rule, the
+# --- filemap_map_pages shared with BPF: bpftrace's kfunc: and kretfunc:
+# probes (BPF fentry and fexit: a BPF trampoline, the function's direct
+# call, which calls the function itself for fexit) attach while a rule, the
 # counters, the events and usefulness hold mmtune's hook, and before them;
 # both count the same calls and the rule gives its faults. Before the hook
 # was a plain ftrace ops by default, the first failed: "Error attaching
@@ -285,9 +286,11 @@ if [ -x "${MMT_PROBE:-}" ]; then cp "$MMT_PROBE" "$FPR"; else
 	cc -O2 -o "$FPR" "$MMT_TOP/tests/vm/probe/faultprobe.c" 2>/dev/null
 fi
 P=$(( $(stat -c %s "$F") / PSZ ))
-# bk_start: bpftrace counting mmsa's calls, once it says it attached
+# bk_start: bpftrace counting mmsa's calls and returns, once it says it
+# attached
 bk_start() {
 	bpftrace -e 'kfunc:filemap_map_pages /comm == "mmsa"/ { @calls = count(); }
+		kretfunc:filemap_map_pages /comm == "mmsa"/ { @rets = count(); }
 		interval:ms:500 { printf("ready\n"); }' > $WORK/bk 2>&1 &
 	BK=$!; BG="$BG $BK"
 	for _ in $(seq 300); do grep -q ready $WORK/bk && return 0; kill -0 $BK 2>/dev/null || break; sleep 1; done
@@ -320,6 +323,7 @@ bk_round() {
 	kill -INT $BK; wait $BK
 	h1=$(hits mmsa) n=$(sed -n 's/^@calls: //p' $WORK/bk)
 	expect_eq "$1: bpftrace's calls = the rule's hits" "${n:-0}" $((h1 - h0))
+	expect_eq "$1: bpftrace's returns (fexit) = its calls" "$(sed -n 's/^@rets: //p' $WORK/bk)" "${n:-0}"
 	within "$1: the rule's faults (order 2)" "$(minflt $WORK/fpo)" $((P >> 2)) 10 4
 }
 if [ -n "$BTWHY" ] || ! command -v bpftrace > /dev/null; then
