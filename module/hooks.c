@@ -36,11 +36,17 @@
  *    An ops is registered only with its filter set, never emptied while
  *    registered (an ops with an empty filter traces every function).
  *
- *  - ftrace direct call (entry only), for filemap_map_pages where the
- *    kernel has them (compat.h): the site calls a trampoline of ours,
- *    whose function calls the same callbacks with the arguments the
- *    trampoline saved (the "Direct calls" block below); ftrace's own
- *    trampoline and the ops function are left out.  Otherwise, or when
+ *    No ops has FTRACE_OPS_FL_IPMODIFY or is a direct call (by default):
+ *    the kernel's other users of the same functions (BPF fentry/fexit
+ *    trampolines, bpftrace's kfunc: probes, a livepatch) are placed
+ *    beside ours, before or after, and ours go on working.
+ *
+ *  - ftrace direct call (entry only), for filemap_map_pages with
+ *    hook_direct=1 where the kernel has them (compat.h): the site calls
+ *    a trampoline of ours, whose function calls the same callbacks with
+ *    the arguments the trampoline saved (the "Direct calls" block
+ *    below); ftrace's own trampoline and the ops function are left out.
+ *    It locks BPF fentry/fexit and livepatch out of the function.  When
  *    another direct caller holds the function, the ftrace ops above.
  *
  *  - kretprobe (entry + return), for the latency of handle_mm_fault and
@@ -58,7 +64,15 @@
  * finish_fault for faults that fault-around did not resolve; those calls
  * are told apart by their return address (the ftrace callback's
  * parent_ip), which lies in filemap_map_pages (or its out-of-line static
- * helpers on newer kernels), and never reach a callback.
+ * helpers on newer kernels), and never reach a callback.  Under a
+ * livepatch of filemap_map_pages (or of a helper) the setter's caller is
+ * the patch's copy, in the patch's module: the pages it maps are not
+ * counted (stats' mapped, policy's pages=, the mapped event fall short
+ * by them; every other count and the policy's narrowing, made at the
+ * original's entry before ftrace moves on to the copy, are unchanged),
+ * and a self-test while such a patch is in force cannot see the hook
+ * fire: it marks the hook unavailable until its next placement if the
+ * copy maps pages ahead, "untested" if it maps none (info says which).
  *
  * Every callback is notrace and calls nothing traceable, so none can
  * re-enter a hook; ftrace callbacks run with preemption off (the hooks'
@@ -220,20 +234,58 @@ static void notrace hook_ftrace_func(unsigned long ip, unsigned long pip,
 static struct mmtune_hook hooks[MMT_HOOK_NR + 1];
 
 /*
- * Direct calls (compat.h): the trampoline of filemap_map_pages' hook calls
- * the hook's callbacks with the arguments it saved, no ftrace code in
- * between; the self-test's proves the trampoline on a function of ours.
- * Only hooks that are not told apart by their caller can be direct (a
- * trampoline has no parent_ip to give), and only where no other direct
- * caller (a BPF fentry/fexit program, bpftrace's kfunc: probes) holds the
- * function: register refuses with EBUSY, and the hook is an ftrace ops
- * as before.  Likewise a BPF program attached after us gets EBUSY:
- * hook_direct=0 keeps the next placement to the ftrace ops.
+ * filemap_map_pages' ops function: hook_ftrace_func with what is known of
+ * that hook (no caller test, one page a call, its three arguments), so
+ * the argument registers are read and written back without a loop or a
+ * switch: the policy holds this hook on every fault-around call.  Only
+ * the policy changes arguments here, start_pgoff and end_pgoff; they are
+ * written back as they are, changed or not (two stores, no compare).  Its
+ * array is indexed by constants only: no stack protector (5 instructions
+ * a call), as the policy's callback.
  */
-static bool direct_enable = true;
+static void notrace __no_stack_protector
+hook_fa_func(unsigned long ip, unsigned long pip, struct ftrace_ops *op,
+	     struct ftrace_regs *fregs)
+{
+	unsigned long arg[MMT_HOOK_ARGS] __uninitialized;
+	struct mmtune_hook_call c __uninitialized;
+
+	arg[0] = mmtune_fregs_arg(fregs, 0);
+	arg[1] = mmtune_fregs_arg(fregs, 1);
+	arg[2] = mmtune_fregs_arg(fregs, 2);
+	c.arg = arg;
+	c.nr = 1;
+	hook_call(&hooks[MMT_HOOK_FAULT_AROUND], &c);
+	mmtune_fregs_set_arg(fregs, 1, arg[1]);
+	mmtune_fregs_set_arg(fregs, 2, arg[2]);
+}
+
+/*
+ * Direct calls (compat.h), only with hook_direct=1: the trampoline of
+ * filemap_map_pages' hook calls the hook's callbacks with the arguments
+ * it saved, no ftrace code in between; the self-test's proves the
+ * trampoline on a function of ours.  Only hooks that are not told apart
+ * by their caller can be direct (a trampoline has no parent_ip to give).
+ *
+ * Off by default: a function has one direct caller at a time, and the
+ * kernel's own tools want it.  A BPF fentry/fexit program (bpftrace's
+ * kfunc:/fentry: probes, retsnoop) is a BPF trampoline placed as the
+ * direct call: while ours holds the function the kernel refuses it
+ * (EBUSY), and a livepatch of the function (an IPMODIFY ops) is refused
+ * too, since our direct ops has no ops_func to agree to share with it.
+ * The plain ftrace ops (no direct call, no IPMODIFY: the arguments
+ * changed through ftrace_regs) sits beside both, in either order of
+ * arrival: ftrace calls every ops of the site, then the BPF trampoline
+ * or the livepatched function, with the arguments as we left them.  It
+ * costs about 0.3 % more kernel instructions per fault-around fault
+ * (docs/benchmarks.md).  With hook_direct=1 the direct call is still
+ * refused where another direct caller holds the function (EBUSY), and
+ * the hook is the ftrace ops then.
+ */
+static bool direct_enable;
 module_param_named(hook_direct, direct_enable, bool, 0644);
 MODULE_PARM_DESC(hook_direct,
-		 "Place filemap_map_pages' hook as an ftrace direct call where the kernel has them (default Y; from the next placement)");
+		 "Place filemap_map_pages' hook as an ftrace direct call where the kernel has them: BPF fentry/fexit and livepatch are then refused on it (default N; from the next placement)");
 
 #if MMTUNE_HAVE_DIRECT
 /* What the trampoline's frame holds from @arg up (compat.h). */
@@ -324,7 +376,9 @@ static struct mmtune_hook hooks[MMT_HOOK_NR + 1] = {
 		.uses_args = true,
 		.nr_args = 3,
 		.tramp = DIRECT_FA_TRAMP,
-		FTRACE_HOOK,
+		.mech = MMT_MECH_FTRACE,
+		.nr_arg = -1,
+		.ops = { .func = hook_fa_func, .flags = MMTUNE_FTRACE_OPS_FLAGS },
 	},
 	[MMT_HOOK_SET_PTE] = {
 		.name = "set_pte",	/* + the symbol found, see info */
@@ -451,6 +505,9 @@ int mmtune_hooks_init(void)
 	struct mmtune_hook *ret = &hooks[MMT_HOOK_MAP_RETURN];
 	struct mmtune_hook *st = &hooks[MMT_HOOK_SELFTEST];
 	unsigned int i;
+
+	/* sharing: a livepatch's ops is the IPMODIFY one of its function */
+	BUILD_BUG_ON(MMTUNE_FTRACE_OPS_FLAGS & FTRACE_OPS_FL_IPMODIFY);
 
 	mutex_lock(&hooks_lock);
 	resolve_set_pte(pte);

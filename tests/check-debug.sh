@@ -83,6 +83,9 @@ fi
 echo "# module, tools, fuzzer"
 ktap_step "make module KDIR=$DIR/build" "$OUT/module.log" \
 	sh -c "make clean KDIR='$DIR/build' >/dev/null 2>&1; make module KDIR='$DIR/build'" || ktap_exit
+# t-52-livepatch's test livepatch, where the kernel has CONFIG_LIVEPATCH
+ktap_step "tests/vm/livepatch/build.sh $DIR/build" "$OUT/livepatch.log" \
+	tests/vm/livepatch/build.sh "$DIR/build" || ktap_exit
 ktap_step "make tools" "$OUT/tools.log" make tools || ktap_exit
 ktap_step "knobfuzz (static)" "$OUT/knobfuzz.log" \
 	gcc -O2 -Wall -Wextra -static -o "$OUT/knobfuzz" tests/debug/knobfuzz.c || ktap_exit

@@ -98,6 +98,8 @@ if ! ktap_step "dkms: add, build, install mmtune/$VER for $KVER" "$OUT/dkms.log"
 	cp "/var/lib/dkms/mmtune/$VER/build/make.log" "$OUT/dkms-make.log" 2>/dev/null
 fi
 ktap_step "build: make module KDIR=$KDIR" "$OUT/module.log" make module KDIR="$KDIR"
+# t-52-livepatch's test livepatch, where the kernel has CONFIG_LIVEPATCH
+ktap_step "build: tests/vm/livepatch/build.sh $KDIR" "$OUT/livepatch.log" tests/vm/livepatch/build.sh "$KDIR"
 ktap_end
 echo "# --- style (tests/style.sh)"
 tests/style.sh "$KDIR" > "$OUT/style.log" 2>&1

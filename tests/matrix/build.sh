@@ -58,6 +58,28 @@ else
 	cp "$b/mmtune.ko" "$out/mmtune.ko"
 	echo "$key" > "$out/build.key"
 fi
+# t-52-livepatch's test livepatch (tests/vm/livepatch), built the same
+# way where the kernel has CONFIG_LIVEPATCH=y (x86_64's); else none, and
+# the suite skips
+lp=$out/lpbuild
+lpcmd=${cmd/M=$b /M=$lp }
+lpkey=$( { echo "$KVER $VERSION $lpcmd"
+	   cd "$MMT_TOP/tests/vm/livepatch" && sha256sum Kbuild ./*.c; } | sha256sum | cut -c1-64)
+if ! grep -q '^CONFIG_LIVEPATCH=y' "$KDIR/.config"; then
+	rm -rf "$lp" "$out/mmt_lp.ko" "$out/lp.key"
+	echo "# no CONFIG_LIVEPATCH=y: no test livepatch" >> "$log"
+elif [ ! -f "$out/mmt_lp.ko" ] || [ "$(cat "$out/lp.key" 2>/dev/null)" != "$lpkey" ]; then
+	rm -rf "$lp" "$out/mmt_lp.ko" "$out/lp.key"
+	mkdir -p "$lp"
+	cp "$MMT_TOP"/tests/vm/livepatch/Kbuild "$MMT_TOP"/tests/vm/livepatch/*.c "$lp/"
+	echo "# $lpcmd" >> "$log"
+	case $SERIES in
+	6.1) (cd "$lp" && $lpcmd) >> "$log" 2>&1 ;;
+	*) "$(dirname "$0")/chroot.sh" --run "cd $lp && $lpcmd" >> "$log" 2>&1 ;;
+	esac || { tail -n 30 "$log" >&2; exit 1; }
+	cp "$lp/mmt_lp.ko" "$out/mmt_lp.ko"
+	echo "$lpkey" > "$out/lp.key"
+fi
 vm=$(strings "$out/mmtune.ko" | sed -n 's/^vermagic=//p')
 echo "# vermagic: $vm" >> "$log"
 case $vm in "$KVER "*) ;; *) mdie "$cell: vermagic '$vm' is not $KVER" ;; esac

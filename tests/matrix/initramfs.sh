@@ -96,6 +96,11 @@ for n in $tests; do
 	basename "$f" .sh
 done > "$r/mmtune/tests/list"
 [ -d "$MMT_TOP/tests/vm/probe" ] && cp -r "$MMT_TOP/tests/vm/probe" "$r/mmtune/tests/vm/"
+# t-52-livepatch's test livepatch, where build.sh made one
+if [ -f "$out/mmt_lp.ko" ]; then
+	mkdir -p "$r/mmtune/tests/vm/livepatch"
+	cp "$out/mmt_lp.ko" "$r/mmtune/tests/vm/livepatch/"
+fi
 m=$r/lib/modules/$KVER
 mkdir -p "$m/updates"
 cp "$out/mmtune.ko" "$m/updates/"

@@ -648,35 +648,38 @@ else
 	ok "both off: nothing traced"
 fi
 
-# --- 8b. the hook's mechanism: a direct call where the kernel has them
-sect "8b. filemap_map_pages: a direct call, or the ftrace ops"
+# --- 8b. the hook's mechanism: the ftrace ops by default (it shares the
+# function with BPF and livepatch), a direct call with hook_direct=1 where
+# the kernel has them
+sect "8b. filemap_map_pages: the ftrace ops, or a direct call (hook_direct=1)"
 HD=/sys/module/mmtune/parameters/hook_direct
 # the kernel's own list: "direct-->" names the trampoline a site calls
 direct_tramp() { grep -q 'direct.*-->mmtune_direct_fa_tramp' $TR/enabled_functions; }
 case $(uname -m) in x86_64|aarch64) DARCH=1 ;; *) DARCH=0 ;; esac
 if [ $DARCH = 1 ] && grep -q ' register_ftrace_direct' /proc/kallsyms; then
-	check "rule, direct" pwrite "comm=fpolicy0 order=0"
+	expect_eq "hook_direct defaults to N" "$(cat $HD)" N
+	check "rule, by default" pwrite "comm=fpolicy0 order=0"
 	case $(info hook_filemap_map_pages) in
-	"on (ftrace direct filemap_map_pages"*) ok "info: a direct call" ;;
-	*) fail "info: $(info hook_filemap_map_pages)" ;;
+	"on (ftrace filemap_map_pages"*"hook_direct=0"*) ok "by default: the ftrace ops, said in info" ;;
+	*) fail "by default: $(info hook_filemap_map_pages)" ;;
 	esac
-	direct_tramp && ok "enabled_functions: the site calls our trampoline" ||
-		fail "enabled_functions: no direct call of ours"
+	direct_tramp && fail "by default: a direct call" || ok "by default: no direct call"
 	"$FPM" "$F" > "$WORK/m"
-	within "direct: the rule applies" "$(minflt "$WORK/m")" "$PAGES" 2
+	within "the ftrace ops: the rule applies" "$(minflt "$WORK/m")" "$PAGES" 2
+	check "clear" pwrite clear
+	echo 1 > $HD
+	check "rule, hook_direct=1" pwrite "comm=fpolicy0 order=0"
+	case $(info hook_filemap_map_pages) in
+	"on (ftrace direct filemap_map_pages"*) ok "hook_direct=1: a direct call, said in info" ;;
+	*) fail "hook_direct=1: $(info hook_filemap_map_pages)" ;;
+	esac
+	direct_tramp && ok "hook_direct=1: the site calls our trampoline" ||
+		fail "hook_direct=1: no direct call of ours"
+	"$FPM" "$F" > "$WORK/m"
+	within "hook_direct=1: the rule applies" "$(minflt "$WORK/m")" "$PAGES" 2
 	check "clear" pwrite clear
 	direct_tramp && fail "clear: the direct call stays" || ok "clear: the direct call is gone"
 	echo 0 > $HD
-	check "rule, hook_direct=0" pwrite "comm=fpolicy0 order=0"
-	case $(info hook_filemap_map_pages) in
-	"on (ftrace filemap_map_pages"*"hook_direct=0"*) ok "hook_direct=0: the ftrace ops, said in info" ;;
-	*) fail "hook_direct=0: $(info hook_filemap_map_pages)" ;;
-	esac
-	direct_tramp && fail "hook_direct=0: a direct call" || ok "hook_direct=0: no direct call"
-	"$FPM" "$F" > "$WORK/m"
-	within "hook_direct=0: the rule applies" "$(minflt "$WORK/m")" "$PAGES" 2
-	check "clear" pwrite clear
-	echo 1 > $HD
 else
 	check "rule" pwrite "comm=fpolicy0 order=0"
 	case $(info hook_filemap_map_pages) in

@@ -272,42 +272,86 @@ fi
 tcg_all_cpus
 echo clear > $POL
 
-# --- another direct caller on filemap_map_pages (a BPF fentry program):
-# the policy's hook is then the ftrace ops, info says why, both work
-DIRECT_K=0
-case $(uname -m) in x86_64|aarch64)
-	grep -q ' register_ftrace_direct' /proc/kallsyms && DIRECT_K=1 ;;
-esac
-if [ -n "$BTWHY" ] || ! command -v bpftrace > /dev/null; then
-	skip "bpftrace kfunc:filemap_map_pages beside the policy" "${BTWHY:-no bpftrace here}"
-elif [ $DIRECT_K = 0 ]; then
-	skip "bpftrace kfunc:filemap_map_pages beside the policy" "no ftrace direct calls on this kernel"
-else
-	echo clear > $POL
+# --- filemap_map_pages shared with BPF: bpftrace's kfunc: and kretfunc:
+# probes (BPF fentry and fexit: a BPF trampoline, the function's direct
+# call, which calls the function itself for fexit) attach while a rule, the
+# counters, the events and usefulness hold mmtune's hook, and before them;
+# both count the same calls and the rule gives its faults. Before the hook
+# was a plain ftrace ops by default, the first failed: "Error attaching
+# probe: 'kfunc:vmlinux:filemap_map_pages'" (EBUSY: one direct caller a
+# function, ours).
+FPR=$WORK/fp/mmsa	# faultprobe, named as the rule's process
+mkdir -p $WORK/fp
+if [ -x "${MMT_PROBE:-}" ]; then cp "$MMT_PROBE" "$FPR"; else
+	cc -O2 -o "$FPR" "$MMT_TOP/tests/vm/probe/faultprobe.c" 2>/dev/null
+fi
+P=$(( $(stat -c %s "$F") / PSZ ))
+# bk_start: bpftrace counting mmsa's calls and returns, once it says it
+# attached
+bk_start() {
 	bpftrace -e 'kfunc:filemap_map_pages /comm == "mmsa"/ { @calls = count(); }
+		kretfunc:filemap_map_pages /comm == "mmsa"/ { @rets = count(); }
 		interval:ms:500 { printf("ready\n"); }' > $WORK/bk 2>&1 &
 	BK=$!; BG="$BG $BK"
-	for _ in $(seq 300); do grep -q ready $WORK/bk && break; kill -0 $BK 2>/dev/null || break; sleep 1; done
-	if ! grep -q ready $WORK/bk; then
-		kill $BK 2>/dev/null; wait $BK 2>/dev/null
-		skip "bpftrace kfunc:filemap_map_pages beside the policy" \
-			"bpftrace's kfunc probe did not attach: $(grep -v '^Attaching' $WORK/bk | head -n 2 | tr '\n' ' ')"
+	for _ in $(seq 300); do grep -q ready $WORK/bk && return 0; kill -0 $BK 2>/dev/null || break; sleep 1; done
+	kill $BK 2>/dev/null; wait $BK 2>/dev/null
+	return 1
+}
+bk_why() { grep -v -e '^Attaching' -e '^ready' $WORK/bk | head -n 2 | tr '\n' ' '; }
+# all_on / all_off: a rule, the counters, the events, usefulness
+all_on() {
+	env printf 'comm=mmsa order=2\n' > $POL
+	echo 1 > $MMT/mapped_enable; echo 1 > $MMT/stats_enable
+	echo 1 > $E/enable
+	echo 1 > $MMT/usefulness_enable 2>/dev/null
+}
+all_off() {
+	echo clear > $POL
+	echo 0 > $MMT/stats_enable; echo 0 > $MMT/mapped_enable
+	echo 0 > $E/enable
+	echo 0 > $MMT/usefulness_enable 2>/dev/null
+}
+# bk_round NAME: mmsa reads $F beside the probe: the probe's calls = the
+# rule's hits, mmsa's faults those of order 2
+bk_round() {
+	case $(info hook_filemap_map_pages) in
+	"on (ftrace filemap_map_pages"*) ok "$1: mmtune's hook is the ftrace ops" ;;
+	*) fail "$1: $(info hook_filemap_map_pages)" ;;
+	esac
+	h0=$(hits mmsa)
+	"$FPR" "$F" > $WORK/fpo
+	kill -INT $BK; wait $BK
+	h1=$(hits mmsa) n=$(sed -n 's/^@calls: //p' $WORK/bk)
+	expect_eq "$1: bpftrace's calls = the rule's hits" "${n:-0}" $((h1 - h0))
+	expect_eq "$1: bpftrace's returns (fexit) = its calls" "$(sed -n 's/^@rets: //p' $WORK/bk)" "${n:-0}"
+	within "$1: the rule's faults (order 2)" "$(minflt $WORK/fpo)" $((P >> 2)) 10 4
+}
+if [ -n "$BTWHY" ] || ! command -v bpftrace > /dev/null; then
+	skip "bpftrace kfunc:filemap_map_pages beside mmtune" "${BTWHY:-no bpftrace here}"
+elif [ ! -x "$FPR" ]; then
+	fail "build faultprobe"
+else
+	all_off
+	expect_eq "nothing on: filemap_map_pages unhooked" "$(hookst filemap_map_pages)" off
+	if ! bk_start; then
+		# the kernel's own lack (no BTF, no BPF trampolines), with no
+		# hook of ours there
+		skip "bpftrace kfunc:filemap_map_pages beside mmtune" \
+			"the kfunc probe does not attach with mmtune's hook off: $(bk_why)"
 	else
-		two_rules
-		case $(info hook_filemap_map_pages) in
-		"on (ftrace filemap_map_pages"*"direct call refused (-16)"*)
-			ok "BPF holds the site: the ftrace ops, EBUSY said in info" ;;
-		*) fail "BPF holds the site: $(info hook_filemap_map_pages)" ;;
-		esac
-		h0=$(hits mmsa)
-		seqrun mmsa
-		kill -INT $BK; wait $BK
-		h1=$(hits mmsa) n=$(sed -n 's/^@calls: //p' $WORK/bk)
-		[ $((h1 - h0)) -gt 0 ] && ok "the rule still hits ($((h1 - h0)))" ||
-			fail "the rule does not hit beside BPF"
-		# the kfunc probe counts the same calls the rule's hook saw
-		expect_eq "bpftrace kfunc probe: mmsa's calls = the rule's hits" "${n:-0}" $((h1 - h0))
-		echo clear > $POL
+		# bpftrace first, mmtune after
+		all_on
+		bk_round "bpftrace first"
+		all_off
+		# mmtune first, bpftrace after
+		all_on
+		if bk_start; then
+			ok "mmtune first: bpftrace's kfunc probe attaches"
+			bk_round "mmtune first"
+		else
+			fail "mmtune first: bpftrace's kfunc probe: $(bk_why)"
+		fi
+		all_off
 	fi
 fi
 
