@@ -183,7 +183,17 @@ static void live_one(const struct live_pick *pk, unsigned long *budget,
 			}
 		}
 	}
-	mmput(mm);	/* may be the process's last: its exit runs here */
+	/*
+	 * This may be the process's last reference (it exited during the
+	 * walk): then its whole exit_mmap() would run here, under the
+	 * caller's policy_lock, stalling every rule write and poll behind
+	 * the teardown of an address space of any size.  mmput_async()
+	 * hands that last put to a kernel worker (the kernel's own code, so
+	 * nothing of ours runs after rmmod); dropping the mm after the
+	 * caller unlocks would need the poll to carry up to LIVE_PICK
+	 * references out of policy.c, for the same effect.
+	 */
+	mmput_async(mm);
 }
 
 /*
