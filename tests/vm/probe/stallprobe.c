@@ -13,7 +13,8 @@
  *
  *   stallprobe churn FILE MAPS SECONDS
  *	Maps page 0 of FILE MAPS times, one mapping each (not merged), reads
- *	each, then for SECONDS unmaps one and maps it again, over and over.
+ *	each, then for SECONDS unmaps one and maps it again, over and over,
+ *	a millisecond apart (rss only tries the lock at first).
  *	Prints "ready" once mapped (and its pid on the line before), then
  *	"ops N max_us M": the mmap(2) + munmap(2) pairs done and the longest
  *	one (the mmap lock's wait: a reader of the mappings that holds it
@@ -164,6 +165,7 @@ static int churn(const char *file, long maps, long secs)
 			max = d;
 		ops++;
 		(void)*(volatile char *)m[i];
+		usleep(1000);	/* the lock free most of the time: rss tries it */
 	}
 	printf("ops %llu max_us %llu\n", ops, max);
 	return 0;

@@ -1,0 +1,106 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The page-table walks let go of the mmap lock at bounded intervals
+# (module/rss.c, live.c): debugfs rss of a process with 20000 mappings,
+# read over and over while the process unmaps and maps one of them again
+# and again (stallprobe churn). No crash; figures plausible (its file's
+# mapped pages about its mappings, untouched no more than mapped); and no
+# mmap/munmap of the process waits for a whole walk: rss lets the lock go
+# every 128 steps. It used to hold it across the walk: the process's
+# munmap then waited about as long as a read.
+. "$(dirname "$0")/lib.sh"
+
+WORK=$(mktemp -d /var/tmp/mmt-walks.XXXXXX)
+STALL=${MMT_STALL:-$WORK/stallprobe}
+CP=
+cleanup() {
+	[ -n "$CP" ] && kill "$CP" 2> /dev/null
+	wait 2> /dev/null
+	rm -rf "$WORK"
+	unload_module
+}
+on_exit cleanup
+[ -x "$STALL" ] || cc -O2 -pthread -o "$STALL" "$MMT_TOP/tests/vm/probe/stallprobe.c" 2> /dev/null ||
+	{ skip "rss of a process that maps and unmaps" "no stallprobe (no cc here)"; exit 0; }
+unload_module
+load_module || { fail "insmod module/mmtune.ko"; exit 1; }
+if ! head -n 1 $MMT/rss | grep -q '^# available 1 '; then
+	skip "rss of a process that maps and unmaps" "rss: $(head -n 1 $MMT/rss)"
+	exit 0
+fi
+
+sect "rss of a process with 20000 mappings that maps and unmaps"
+N=20000
+F=$WORK/f
+dd if=/dev/zero of="$F" bs=64k count=1 2> /dev/null
+"$STALL" churn "$F" $N 3600 > "$WORK/c" 2> "$WORK/c.err" & CP=$!
+n=0
+while ! grep -q ready "$WORK/c" && kill -0 $CP 2> /dev/null && [ $n -lt 600 ]; do
+	sleep 0.2; n=$((n + 1))
+done
+grep -q ready "$WORK/c" || { fail "stallprobe churn: not ready: $(head -n 2 "$WORK/c.err")"; exit 1; }
+P=$(head -n 1 "$WORK/c")
+# reads by pid= (one process), each timed; the figures of the file's line.
+# A read that finds the lock taken (the first take is only tried) shows
+# "busy": read again, up to 40 reads for 8 with figures.
+reads=0 busy=0 slow=0 bad=0 tot=0
+while [ $reads -lt 8 ] && [ $((reads + busy)) -lt 40 ]; do
+	t0=$(date +%s%N)
+	sh -c "exec 3<>$MMT/rss; printf pid=$P >&3; grep -v '^#' <&3" > "$WORK/r" 2>&1 ||
+		{ fail "rss read: $(head -n 2 "$WORK/r")"; break; }
+	t1=$(date +%s%N)
+	if grep -q "^pid=$P busy " "$WORK/r"; then
+		busy=$((busy + 1))
+		continue
+	fi
+	ms=$(( (t1 - t0) / 1000000 ))
+	tot=$((tot + ms))
+	[ $ms -gt $slow ] && slow=$ms
+	reads=$((reads + 1))
+	l=$(sed -n "s|^pid=$P mapped=\([0-9]*\) untouched=\([0-9]*\) file=$F\$|\1 \2|p" "$WORK/r")
+	# shellcheck disable=SC2086 # two numbers, split
+	set -- $l
+	if [ -z "${1:-}" ] || [ "$1" -lt $((N / 2)) ] || [ "$1" -gt $((2 * N)) ] ||
+	   [ "$2" -gt "$1" ]; then
+		bad=$((bad + 1))
+		echo "# read $reads: '$l' for $N mappings: $(head -n 3 "$WORK/r" | tr '\n' ' ')"
+	fi
+done
+[ $reads -ge 1 ] && ok "rss read the process $reads times (and found it busy $busy times)" ||
+	{ fail "rss found the process busy $busy times, never read it"; exit 1; }
+kill -0 $CP 2> /dev/null && ok "the process lived through $reads reads" ||
+	fail "the process ended: $(head -n 2 "$WORK/c.err")"
+kill $CP 2> /dev/null
+wait $CP 2> /dev/null
+CP=
+expect_eq "rss: its file's mapped pages within $((N / 2))..$((2 * N)), untouched no more" $bad 0
+avg=$((tot / reads))
+echo "# $reads reads of $N mappings: average ${avg} ms, longest $slow ms"
+
+sect "its mmap/munmap wait for a step of the walk, not the whole walk"
+"$STALL" churn "$F" $N 0 > /dev/null 2>&1	# warm: the file's pages and tables
+"$STALL" churn "$F" $N 20 > "$WORK/c" 2> "$WORK/c.err" & CP=$!
+n=0
+while ! grep -q ready "$WORK/c" && kill -0 $CP 2> /dev/null && [ $n -lt 600 ]; do
+	sleep 0.2; n=$((n + 1))
+done
+P=$(head -n 1 "$WORK/c")
+rd=0
+while kill -0 $CP 2> /dev/null; do
+	sh -c "exec 3<>$MMT/rss; printf pid=$P >&3; cat <&3" > /dev/null 2>&1
+	rd=$((rd + 1))
+done
+wait $CP
+CP=
+# shellcheck disable=SC2046 # two numbers, split
+set -- $(sed -n 's/^ops \([0-9]*\) max_us \([0-9]*\)$/\1 \2/p' "$WORK/c")
+echo "# churn beside $rd reads: ${1:-?} mmap+munmap, the longest ${2:-?} us; a read ${avg} ms"
+if [ -z "${2:-}" ]; then
+	fail "stallprobe churn: no result: $(head -n 2 "$WORK/c.err")"
+elif [ $avg -lt 200 ]; then
+	skip "mmap/munmap beside rss reads" "a read takes ${avg} ms here: too short to tell a step from the walk"
+else
+	[ $(($2 / 1000)) -lt $((avg / 3)) ] &&
+		ok "the longest mmap+munmap ($(($2 / 1000)) ms) is under a third of a read (${avg} ms)" ||
+		fail "the longest mmap+munmap ($(($2 / 1000)) ms) waited for most of a read (${avg} ms)"
+fi
