@@ -55,12 +55,11 @@ seqrun() { "$WORK/$1" seq -s 4M -f "$F" -q > /dev/null; }
 # hold_off: gone. wait_hook NAME STATE: hook_NAME in info, within 10 s.
 HOLD=$TR/instances/mmt-hold
 hold_on() {
-	local i
 	mkdir -p $HOLD 2>/dev/null && echo 64 > $HOLD/buffer_size_kb &&
 		echo 1 > $HOLD/events/mmtune/fault_around/enable &&
 		echo 1 > $HOLD/events/mmtune/fault_around_mapped/enable ||
 		{ fail "a tracefs instance listening to mmtune's events"; return 1; }
-	for i in $(seq 100); do
+	for _ in $(seq 100); do
 		"$MMS" seq -s 256K -f "$F" -q > /dev/null	# comm mmstress: no rule's
 		grep -q ' fault_around: ' $HOLD/trace && return 0
 		sleep 0.1
@@ -73,8 +72,7 @@ hold_off() {
 	rmdir $HOLD 2>/dev/null
 }
 wait_hook() {
-	local i
-	for i in $(seq 100); do
+	for _ in $(seq 100); do
 		[ "$(info "hook_$1" | cut -d' ' -f1)" = "$2" ] && return 0
 		sleep 0.1
 	done
