@@ -11,14 +11,19 @@
  *	the set_ftrace_pid write was still waiting after FILE's write
  *	returned (ftrace_lock was held all along).  t-50-trace.
  *
- *   stallprobe churn FILE MAPS SECONDS
+ *   stallprobe churn FILE MAPS SECONDS [RSS]
  *	Maps page 0 of FILE MAPS times, one mapping each (not merged), reads
  *	each, then for SECONDS unmaps one and maps it again, over and over,
- *	a millisecond apart (rss only tries the lock at first).
- *	Prints "ready" once mapped (and its pid on the line before), then
- *	"ops N max_us M": the mmap(2) + munmap(2) pairs done and the longest
- *	one (the mmap lock's wait: a reader of the mappings that holds it
- *	across them shows here).  t-64-walks.
+ *	a millisecond apart (rss only tries the lock at first).  Prints its
+ *	pid and "ready" once mapped, then "ops N max_us M": the mmap(2) +
+ *	munmap(2) pairs done and the longest one (the mmap lock's wait: a
+ *	reader of the mappings that holds it across them shows here).  With
+ *	RSS (debugfs mmtune/rss), a thread reads it for this process
+ *	meanwhile, over and over, and the line goes on with "reads R busy B
+ *	read_us_avg A read_us_max X read_ops_max K" (B: reads that found the
+ *	lock taken, not in the others; K: the most mmap+munmap pairs done
+ *	during one read: at most 2 when a read holds the lock throughout).
+ *	t-64-walks.
  *
  * Exit 0; 1 when a call fails (errno printed); 2: usage; 3: no
  * userfaultfd for kernel faults here (the check skips).
@@ -133,9 +138,61 @@ static int ftrace_hold(const char *pidfile, const char *file, const char *val)
 	return 0;
 }
 
-static int churn(const char *file, long maps, long secs)
+static volatile unsigned long long churn_ops;	/* done so far */
+
+struct rdr {
+	const char *rss;
+	volatile int stop;
+	unsigned long long reads, busy, tot, max, ops_max;
+	int err;
+};
+
+/* The process's rss lines, read over and over: each read timed. */
+static void *rss_reader(void *arg)
+{
+	static char buf[1 << 16];
+	struct rdr *r = arg;
+	char sel[32];
+	unsigned long long t0, d, o0, o;
+	int fd, busy;
+	ssize_t n;
+
+	snprintf(sel, sizeof(sel), "pid=%d", getpid());
+	while (!r->stop) {
+		fd = open(r->rss, O_RDWR);
+		if (fd < 0 || write(fd, sel, strlen(sel)) != (ssize_t)strlen(sel)) {
+			r->err = errno;
+			break;
+		}
+		/* the walk is in the first read (seq_file's show, once) */
+		o0 = churn_ops;
+		t0 = now_us();
+		n = read(fd, buf, sizeof(buf) - 1);
+		d = now_us() - t0;
+		o = churn_ops - o0;
+		busy = n > 0 && (buf[n] = 0, strstr(buf, " busy ") != NULL);
+		while (n > 0)
+			n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (busy) {
+			r->busy++;
+			continue;
+		}
+		r->reads++;
+		r->tot += d;
+		if (d > r->max)
+			r->max = d;
+		if (o > r->ops_max)
+			r->ops_max = o;
+	}
+	return NULL;
+}
+
+static int churn(const char *file, long maps, long secs, const char *rss)
 {
 	unsigned long long end, t, d, max = 0, ops = 0;
+	struct rdr r = { .rss = rss };
+	pthread_t th;
 	char **m;
 	long i;
 	int fd;
@@ -153,6 +210,8 @@ static int churn(const char *file, long maps, long secs)
 	}
 	printf("%d\nready\n", getpid());
 	fflush(stdout);
+	if (rss && pthread_create(&th, NULL, rss_reader, &r))
+		return die("pthread_create");
 	end = now_us() + secs * 1000000ULL;
 	for (i = 0; (t = now_us()) < end; i = (i + 7919) % maps) {
 		if (munmap(m[i], psz))
@@ -164,10 +223,23 @@ static int churn(const char *file, long maps, long secs)
 		if (d > max)
 			max = d;
 		ops++;
+		churn_ops = ops;
 		(void)*(volatile char *)m[i];
 		usleep(1000);	/* the lock free most of the time: rss tries it */
 	}
-	printf("ops %llu max_us %llu\n", ops, max);
+	if (!rss) {
+		printf("ops %llu max_us %llu\n", ops, max);
+		return 0;
+	}
+	r.stop = 1;
+	pthread_join(th, NULL);
+	if (r.err) {
+		errno = r.err;
+		return die(rss);
+	}
+	printf("ops %llu max_us %llu reads %llu busy %llu read_us_avg %llu read_us_max %llu read_ops_max %llu\n",
+	       ops, max, r.reads, r.busy, r.reads ? r.tot / r.reads : 0, r.max,
+	       r.ops_max);
 	return 0;
 }
 
@@ -176,8 +248,9 @@ int main(int argc, char **argv)
 	psz = sysconf(_SC_PAGESIZE);
 	if (argc == 5 && !strcmp(argv[1], "ftrace"))
 		return ftrace_hold(argv[2], argv[3], argv[4]);
-	if (argc == 5 && !strcmp(argv[1], "churn"))
-		return churn(argv[2], atol(argv[3]), atol(argv[4]));
-	fprintf(stderr, "usage: stallprobe ftrace PIDFILE FILE VALUE | churn FILE MAPS SECONDS\n");
+	if ((argc == 5 || argc == 6) && !strcmp(argv[1], "churn"))
+		return churn(argv[2], atol(argv[3]), atol(argv[4]),
+			     argc == 6 ? argv[5] : NULL);
+	fprintf(stderr, "usage: stallprobe ftrace PIDFILE FILE VALUE | churn FILE MAPS SECONDS [RSS]\n");
 	return 2;
 }
