@@ -39,22 +39,17 @@ while ! grep -q ready "$WORK/c" && kill -0 $CP 2> /dev/null && [ $n -lt 600 ]; d
 done
 grep -q ready "$WORK/c" || { fail "stallprobe churn: not ready: $(head -n 2 "$WORK/c.err")"; exit 1; }
 P=$(head -n 1 "$WORK/c")
-# reads by pid= (one process), each timed; the figures of the file's line.
+# reads by pid= (one process); the figures of the file's line.
 # A read that finds the lock taken (the first take is only tried) shows
 # "busy": read again, up to 40 reads for 8 with figures.
-reads=0 busy=0 slow=0 bad=0 tot=0
+reads=0 busy=0 bad=0
 while [ $reads -lt 8 ] && [ $((reads + busy)) -lt 40 ]; do
-	t0=$(date +%s%N)
 	sh -c "exec 3<>$MMT/rss; printf pid=$P >&3; grep -v '^#' <&3" > "$WORK/r" 2>&1 ||
 		{ fail "rss read: $(head -n 2 "$WORK/r")"; break; }
-	t1=$(date +%s%N)
 	if grep -q "^pid=$P busy " "$WORK/r"; then
 		busy=$((busy + 1))
 		continue
 	fi
-	ms=$(( (t1 - t0) / 1000000 ))
-	tot=$((tot + ms))
-	[ $ms -gt $slow ] && slow=$ms
 	reads=$((reads + 1))
 	l=$(sed -n "s|^pid=$P mapped=\([0-9]*\) untouched=\([0-9]*\) file=$F\$|\1 \2|p" "$WORK/r")
 	# shellcheck disable=SC2086 # two numbers, split
@@ -73,8 +68,6 @@ kill $CP 2> /dev/null
 wait $CP 2> /dev/null
 CP=
 expect_eq "rss: its file's mapped pages within $((N / 2))..$((2 * N)), untouched no more" $bad 0
-avg=$((tot / reads))
-echo "# $reads reads of $N mappings by sh: average ${avg} ms, longest $slow ms"
 
 sect "the process maps and unmaps while a read walks it"
 # a thread of the process reads its rss over and over for 20 s while the
