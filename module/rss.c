@@ -113,7 +113,8 @@ static struct rss_file *rss_slot(struct rss_file *f, unsigned int *n,
  * mapping looked at, or a page table walked), as the kernel's
  * own long walkers do, and the walk goes on from the address it reached
  * (find_vma()): a process that maps and unmaps waits for one step's
- * worth, not for the whole walk.  A mapping that came or went meanwhile
+ * worth, not for the whole walk (a jiffy's sleep lets its waiting
+ * writer in).  A mapping that came or went meanwhile
  * is counted or not as the walk finds it: every address once at most.
  */
 static void rss_show_mm(struct seq_file *m, struct task_struct *t,
@@ -129,9 +130,21 @@ static void rss_show_mm(struct seq_file *m, struct task_struct *t,
 	memset(f, 0, sizeof(*f) * RSS_FILES);
 	for (;;) {
 		if (steps >= RSS_HOLD) {
+			bool waited = mmap_lock_is_contended(mm);
+
 			steps = 0;
 			mmap_read_unlock(mm);
-			cond_resched();
+			/*
+			 * A writer waits (the process maps or unmaps): let it
+			 * run first.  Taken back at once, the lock would go to
+			 * us again (rwsem lets a reader steal it from a writer
+			 * not yet running), and cond_resched() does not
+			 * reschedule under full preemption (7.x).
+			 */
+			if (waited)
+				schedule_timeout_killable(1);
+			else
+				cond_resched();
 			if (fatal_signal_pending(current) ||
 			    mmap_read_lock_killable(mm)) {
 				locked = false;
