@@ -376,8 +376,9 @@ static __always_inline bool mmtune_vma_judged(const struct vm_area_struct *vma)
 
 /*
  * Old present PTEs in [addr, end) of @mm; page tables only read.  At most
- * *@budget PTE slots are read (whole tables; a step over a pmd without
- * a table counts 8, about its cost), and taken off it: *@stop is where the
+ * *@budget PTE slots are read (whole tables; a step over a pmd, pud, p4d
+ * or pgd without a table below counts 8, about its cost), and taken off
+ * it: *@stop is where the
  * walk ended, @end unless the budget ran out first.  With @present, the
  * present PTEs are added there (a constant NULL compiles it out).
  */
@@ -396,6 +397,11 @@ mmtune_count_old_ptes(struct mm_struct *mm, unsigned long addr, unsigned long en
 		pud_t *pud;
 		pte_t *pte;
 
+		/*
+		 * A step over a missing upper level costs 8 too: a sparse
+		 * range of terabytes would otherwise be steps of no cost.
+		 */
+		slots += 8;
 		next = pgd_addr_end(addr, end);
 		if (pgd_none(READ_ONCE(*pgd)) || pgd_bad(READ_ONCE(*pgd)))
 			continue;
@@ -407,6 +413,7 @@ mmtune_count_old_ptes(struct mm_struct *mm, unsigned long addr, unsigned long en
 		next = pud_addr_end(addr, end);
 		if (pud_none(READ_ONCE(*pud)) || pud_bad(READ_ONCE(*pud)))
 			continue;
+		slots -= 8;	/* a pmd: counted below */
 		pte = mmtune_pmd_table(READ_ONCE(*pmd_offset(pud, addr)));
 		next = pmd_addr_end(addr, end);
 		if (!pte) {

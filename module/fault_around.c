@@ -284,6 +284,12 @@ static int fa_set_base_locked(unsigned int order, enum mmtune_order_src src)
 		return fa_state == FA_GONE ? -EBUSY : -ENODEV;
 	if (order > mmtune_max_order())
 		return -EINVAL;
+	/* the fallback writes the kernel's variable where kallsyms put it */
+	if (!fa_set && fa_var) {
+		ret = mmtune_kernel_write_allowed("fault_around_order (the kernel's variable)");
+		if (ret)
+			return ret;
+	}
 	ret = fa_sync_locked(&live);
 	if (ret)
 		return ret;

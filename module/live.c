@@ -26,9 +26,10 @@
  *    the longest poll;
  *  - the mmap lock is only tried, never waited for: a process whose lock
  *    is taken is walked at a later poll (counted: policy_live_busy);
- *  - a page table at a time under rcu_read_lock() (a table khugepaged
- *    retracts or an empty one the kernel reclaims is freed after a grace
- *    period), and cond_resched() between.
+ *  - up to LIVE_CHUNK page tables under rcu_read_lock() (a table
+ *    khugepaged retracts or an empty one the kernel reclaims is freed
+ *    after a grace period); every LIVE_HOLD mappings or page tables the
+ *    mmap lock is let go, cond_resched(), and tried again (live_walk()).
  *
  * What it does not see: a process whose main thread has exited while
  * others run (it is found by its thread group leader's mm), and more than
@@ -56,6 +57,7 @@
 #endif
 #define LIVE_PICK	32	/* passes a poll considers */
 #define LIVE_CHUNK	64	/* page tables under one rcu_read_lock() */
+#define LIVE_HOLD	128	/* steps under one hold of the mmap lock */
 #define LIVE_PERIOD	HZ	/* a walk at most this often */
 
 static unsigned long live_last;		/* jiffies of the last poll's walk */
@@ -118,18 +120,36 @@ static unsigned int live_pick(struct live_pick *pk, const unsigned long *ids,
 /*
  * Old PTEs of @mm's judged mappings of the auto rule @id from *@next on,
  * within *@budget slots.  True when the walk reached the last mapping;
- * else *@next is where it stopped.  The mmap lock is held by the caller.
+ * else *@next is where it stopped.  Called with the mmap lock held
+ * (tried); returns with it released.  Every LIVE_HOLD steps (a mapping
+ * looked at, or a page table walked) it lets the lock go, reschedules and
+ * tries it again, going on from the address it reached (find_vma()); a
+ * lock taken by then ends the pass here for this poll (policy_live_busy).
  */
 static bool live_walk(struct mm_struct *mm, unsigned long id,
 		      unsigned long *next, u64 *old, unsigned long *budget,
 		      mmtune_live_rule_fn rule_of, void *arg)
 {
 	unsigned long addr = *next, stop, end;
-	struct vm_area_struct *vma;
-	unsigned int i;
+	struct vm_area_struct *vma = NULL;
+	unsigned int i, steps = 0;
 
-	while (*budget && (vma = find_vma(mm, addr))) {
+	while (*budget) {
+		if (steps >= LIVE_HOLD) {
+			steps = 0;
+			mmap_read_unlock(mm);
+			cond_resched();
+			if (!mmap_read_trylock(mm)) {
+				live_busy++;
+				*next = addr;
+				return false;
+			}
+		}
+		vma = find_vma(mm, addr);
+		if (!vma)
+			break;
 		addr = max(addr, vma->vm_start);
+		steps++;
 		if (!mmtune_vma_judged(vma)) {
 			addr = vma->vm_end;
 			continue;
@@ -140,18 +160,17 @@ static bool live_walk(struct mm_struct *mm, unsigned long id,
 			addr = vma->vm_end;
 			continue;
 		}
-		while (addr < vma->vm_end && *budget) {
-			rcu_read_lock();
-			for (i = 0; i < LIVE_CHUNK && addr < vma->vm_end &&
-			     *budget; i++, addr = stop) {
-				end = pmd_addr_end(addr, vma->vm_end);
-				*old += mmtune_count_old_ptes(mm, addr, end,
-							      budget, &stop, NULL);
-			}
-			rcu_read_unlock();
-			cond_resched();
+		rcu_read_lock();
+		for (i = 0; i < LIVE_CHUNK && addr < vma->vm_end && *budget;
+		     i++, addr = stop) {
+			end = pmd_addr_end(addr, vma->vm_end);
+			*old += mmtune_count_old_ptes(mm, addr, end, budget,
+						      &stop, NULL);
 		}
+		rcu_read_unlock();
+		steps += i;
 	}
+	mmap_read_unlock(mm);
 	*next = addr;
 	return !vma;
 }
@@ -172,9 +191,9 @@ static void live_one(const struct live_pick *pk, unsigned long *budget,
 		if (!mmap_read_trylock(mm)) {
 			live_busy++;
 		} else {
+			/* unlocks */
 			done = live_walk(mm, id, &next, &old, budget, rule_of,
 					 arg);
-			mmap_read_unlock(mm);
 			live_slots += before - *budget;
 			if (mmtune_auto_live_pass(mm, id, next, old, done,
 						  &p, &u, &runs)) {
@@ -183,7 +202,17 @@ static void live_one(const struct live_pick *pk, unsigned long *budget,
 			}
 		}
 	}
-	mmput(mm);	/* may be the process's last: its exit runs here */
+	/*
+	 * This may be the process's last reference (it exited during the
+	 * walk): then its whole exit_mmap() would run here, under the
+	 * caller's policy_lock, stalling every rule write and poll behind
+	 * the teardown of an address space of any size.  mmput_async()
+	 * hands that last put to a kernel worker (the kernel's own code, so
+	 * nothing of ours runs after rmmod); dropping the mm after the
+	 * caller unlocks would need the poll to carry up to LIVE_PICK
+	 * references out of policy.c, for the same effect.
+	 */
+	mmput_async(mm);
 }
 
 /*

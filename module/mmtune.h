@@ -50,6 +50,13 @@ int mmtune_write_get_bool(const char __user *ubuf, size_t count, loff_t *ppos,
 			  bool *val);
 ssize_t mmtune_read_bool(char __user *ubuf, size_t count, loff_t *ppos,
 			 bool val);
+/*
+ * A write that sends a kernel function's callers elsewhere or writes a
+ * kernel variable at an address kallsyms gave (@what, for the log): 0
+ * when the writer has CAP_SYS_ADMIN and the kernel is not locked down
+ * (integrity or confidentiality); else -EPERM.
+ */
+int mmtune_kernel_write_allowed(const char *what);
 
 /*
  * sysfs.c: /sys/kernel/mm/mmtune/, read-only state; last feature up.  Its

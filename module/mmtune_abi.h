@@ -126,7 +126,7 @@ static const char *const mmt_abi_info[] __maybe_unused = {
  */
 static const char *const mmt_abi_latency[] __maybe_unused = {
 	"state", "unit", "fault_around_samples", "no_fault_around_samples",
-	"unclassified", "missed", "bucket_low_ns", "fault_around_buckets",
+	"unclassified", "missed", "untimed", "bucket_low_ns", "fault_around_buckets",
 	"no_fault_around_buckets", NULL
 };
 

@@ -371,8 +371,12 @@ static int pfv_bench(unsigned int pattern, unsigned int count)
 	unsigned int rep, chunk, done, i, n;
 	struct pfv_gen g;
 	u64 start, est;
-	int ret = 0;
+	int ret;
 
+	/* it calls the strategies, the override's among them, on any pfn */
+	ret = mmtune_kernel_write_allowed("pfn_valid bench");
+	if (ret)
+		return ret;
 	buf = kmalloc_array(PFV_CHUNK, sizeof(*buf), GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
@@ -624,11 +628,29 @@ static int pfv_set_mode(int mode)
 	const struct pfv_tally *t;
 	int ret;
 
-	if (mode == PFV_MODE_OFF)
+	if (mode == PFV_MODE_OFF)	/* the kernel's own again: always */
 		return mmtune_pfv_override_set(mode);
+	ret = mmtune_kernel_write_allowed("pfn_valid_mode");
+	if (ret)
+		return ret;
 	why = mmtune_pfv_override_why();
 	if (why) {
 		pr_notice_ratelimited("pfn_valid: mode %s refused: %s\n", name, why);
+		return -EOPNOTSUPP;
+	}
+	/*
+	 * memblock is never a mode where memory hotplug is configured, which
+	 * is wherever the override exists (pfn_to_online_page() is a function
+	 * only then).  A hot-add or remove changes memblock's arrays under
+	 * its readers, without a lock they could take or a notifier that
+	 * comes first (memblock_add_node() runs before any memory notifier,
+	 * and may reallocate the array the override is reading), and memory
+	 * can come online at any time (virtio-mem, ACPI, dax/kmem).  The
+	 * bench still measures it: a root-only measurement, documented.
+	 */
+	if (mode == MMTUNE_PV_MEMBLOCK && IS_ENABLED(CONFIG_MEMORY_HOTPLUG)) {
+		pr_notice_ratelimited("pfn_valid: mode %s refused: memory hotplug is configured: memory added or removed changes memblock under the override's readers\n",
+				      name);
 		return -EOPNOTSUPP;
 	}
 	if (!pfv_verified) {

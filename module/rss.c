@@ -25,7 +25,9 @@
  * not processes.  A rule that does not exist then takes none.  Found by
  * thread group id, in the reader's pid namespace, as /proc lists them.
  * The walk only reads page tables, under the mmap lock, which it only
- * tries: a process whose lock is held is shown "busy" without counts.
+ * tries at first: a process whose lock is held is shown "busy" without
+ * counts.  It lets the lock go at bounded intervals and waits for it then
+ * (killable): see rss_show_mm().
  */
 #include <linux/cgroup.h>
 #include <linux/debugfs.h>
@@ -48,6 +50,7 @@
 #include "compat.h"
 
 #define RSS_CHUNK	64	/* page tables under one rcu_read_lock() */
+#define RSS_HOLD	128	/* steps under one hold of the mmap lock */
 #define RSS_FILES	128	/* files a process's lines name; then "(more)" */
 #define RSS_ESC		" \t\n\\"
 
@@ -62,25 +65,26 @@ struct rss_file {
 	unsigned long mapped, old;
 };
 
-/* Old and present PTEs of [@addr, @end) of @mm into @f. */
-static void rss_range(struct mm_struct *mm, unsigned long addr,
-		      unsigned long end, struct rss_file *f)
+/*
+ * Old and present PTEs of [@addr, @end) of @mm into @f, at most
+ * RSS_CHUNK page tables (added to *@steps): where it stopped.
+ */
+static unsigned long rss_range(struct mm_struct *mm, unsigned long addr,
+			       unsigned long end, struct rss_file *f,
+			       unsigned int *steps)
 {
 	unsigned long stop, budget;
 	unsigned int i;
 
-	while (addr < end) {
-		rcu_read_lock();	/* see live.c: tables freed after a GP */
-		for (i = 0; i < RSS_CHUNK && addr < end; i++, addr = stop) {
-			budget = ULONG_MAX;
-			f->old += mmtune_count_old_ptes(mm, addr,
-							pmd_addr_end(addr, end),
-							&budget, &stop,
-							&f->mapped);
-		}
-		rcu_read_unlock();
-		cond_resched();
+	rcu_read_lock();	/* see live.c: tables freed after a GP */
+	for (i = 0; i < RSS_CHUNK && addr < end; i++, addr = stop) {
+		budget = ULONG_MAX;
+		f->old += mmtune_count_old_ptes(mm, addr, pmd_addr_end(addr, end),
+						&budget, &stop, &f->mapped);
 	}
+	rcu_read_unlock();
+	*steps += i;
+	return addr;
 }
 
 /* @f's entry for @vma's file: found, new, or the last one (the rest). */
@@ -94,7 +98,8 @@ static struct rss_file *rss_slot(struct rss_file *f, unsigned int *n,
 		if (f[i].file && file_inode(f[i].file) == inode)
 			return &f[i];
 	if (*n < RSS_FILES - 1) {
-		f[*n].file = vma->vm_file;
+		/* held: the walk lets go of the mmap lock, the mapping may go */
+		f[*n].file = get_file(vma->vm_file);
 		return &f[(*n)++];
 	}
 	*n = RSS_FILES;
@@ -103,7 +108,14 @@ static struct rss_file *rss_slot(struct rss_file *f, unsigned int *n,
 
 /*
  * One process's lines, of its mappings that the rule @rule takes (-1:
- * every one); the mmap lock held.
+ * every one).  Called with the mmap lock held (tried); returns with it
+ * released.  The lock is let go and taken again every RSS_HOLD steps (a
+ * mapping looked at, or a page table walked), as the kernel's
+ * own long walkers do, and the walk goes on from the address it reached
+ * (find_vma()): a process that maps and unmaps waits for one step's
+ * worth, not for the whole walk (a jiffy's sleep lets its waiting
+ * writer in).  A mapping that came or went meanwhile
+ * is counted or not as the walk finds it: every address once at most.
  */
 static void rss_show_mm(struct seq_file *m, struct task_struct *t,
 			struct mm_struct *mm, pid_t nr, int rule,
@@ -112,34 +124,69 @@ static void rss_show_mm(struct seq_file *m, struct task_struct *t,
 	struct rss_file all = { NULL, 0, 0 };
 	struct vm_area_struct *vma;
 	unsigned long addr = 0;
-	unsigned int i, n = 0;
+	unsigned int i, n = 0, steps = 0;
+	bool locked = true;
 
 	memset(f, 0, sizeof(*f) * RSS_FILES);
-	for (; (vma = find_vma(mm, addr)); addr = vma->vm_end)
+	for (;;) {
+		if (steps >= RSS_HOLD) {
+			bool waited = mmap_lock_is_contended(mm);
+
+			steps = 0;
+			mmap_read_unlock(mm);
+			/*
+			 * A writer waits (the process maps or unmaps): let it
+			 * run first.  Taken back at once, the lock would go to
+			 * us again (rwsem lets a reader steal it from a writer
+			 * not yet running), and cond_resched() does not
+			 * reschedule under full preemption (7.x).
+			 */
+			if (waited)
+				schedule_timeout_killable(1);
+			else
+				cond_resched();
+			if (fatal_signal_pending(current) ||
+			    mmap_read_lock_killable(mm)) {
+				locked = false;
+				break;
+			}
+		}
+		vma = find_vma(mm, addr);
+		if (!vma)
+			break;
+		addr = max(addr, vma->vm_start);
+		steps++;
 		if (mmtune_vma_judged(vma) &&
 		    (rule < 0 || mmtune_policy_vma_rule(t, vma) == rule))
-			rss_range(mm, vma->vm_start, vma->vm_end,
-				  rss_slot(f, &n, vma));
+			addr = rss_range(mm, addr, vma->vm_end,
+					 rss_slot(f, &n, vma), &steps);
+		else
+			addr = vma->vm_end;
+	}
+	if (locked)
+		mmap_read_unlock(mm);
 	for (i = 0; i < n; i++) {
 		all.mapped += f[i].mapped;
 		all.old += f[i].old;
 	}
-	if (!all.mapped)
-		return;
-	seq_printf(m, "pid=%d mapped=%lu untouched=%lu comm=", nr, all.mapped,
-		   all.old);
-	seq_escape(m, comm, RSS_ESC);
-	seq_putc(m, '\n');
-	for (i = 0; i < n; i++) {
-		if (!f[i].mapped)
-			continue;
-		seq_printf(m, "pid=%d mapped=%lu untouched=%lu file=", nr,
-			   f[i].mapped, f[i].old);
-		if (f[i].file)
-			seq_file_path(m, f[i].file, RSS_ESC);
-		else
-			seq_puts(m, "(more)");
+	if (all.mapped) {
+		seq_printf(m, "pid=%d mapped=%lu untouched=%lu comm=", nr,
+			   all.mapped, all.old);
+		seq_escape(m, comm, RSS_ESC);
 		seq_putc(m, '\n');
+	}
+	for (i = 0; i < n; i++) {
+		if (f[i].mapped) {
+			seq_printf(m, "pid=%d mapped=%lu untouched=%lu file=",
+				   nr, f[i].mapped, f[i].old);
+			if (f[i].file)
+				seq_file_path(m, f[i].file, RSS_ESC);
+			else
+				seq_puts(m, "(more)");
+			seq_putc(m, '\n');
+		}
+		if (f[i].file)
+			fput(f[i].file);
 	}
 }
 
@@ -154,8 +201,7 @@ static void rss_show_task(struct seq_file *m, struct task_struct *t,
 	if (!mm)
 		return;
 	if (mmap_read_trylock(mm)) {
-		rss_show_mm(m, t, mm, nr, rule, comm, f);
-		mmap_read_unlock(mm);
+		rss_show_mm(m, t, mm, nr, rule, comm, f);	/* unlocks */
 	} else {
 		seq_printf(m, "pid=%d busy comm=", nr);
 		seq_escape(m, comm, RSS_ESC);

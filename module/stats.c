@@ -144,11 +144,21 @@ static int notrace lat_return(struct kretprobe_instance *ri,
 {
 	struct lat_data *d = (struct lat_data *)ri->data;
 	u64 now = local_clock();
-	u64 ns = now > d->t0 ? now - d->t0 : 0;
 	unsigned long v = READ_ONCE(lat_slot_of_current()->v);
-	unsigned int b = ns ? min_t(unsigned int, fls64(ns),
-				    MMT_LAT_BUCKETS - 1) : 0;
+	unsigned int b;
 
+	/*
+	 * No time measured: the fault returned on a CPU whose clock is
+	 * behind the one it entered on, or the clock did not advance (an
+	 * unstable sched_clock, under emulation).  Not a fault of 0 ns: it
+	 * is left out of the histogram and counted apart (untimed), so that
+	 * the histogram and its exports (Prometheus) hold real times only.
+	 */
+	if (now <= d->t0) {
+		ctr_add(MMT_CTR_LAT_UNTIMED, 1);
+		return 0;
+	}
+	b = min_t(unsigned int, fls64(now - d->t0), MMT_LAT_BUCKETS - 1);
 	if ((v & ~1UL) != (unsigned long)current || !READ_ONCE(lat_classify))
 		ctr_add(MMT_CTR_LAT_UNCLASSIFIED, 1);
 	else
@@ -290,8 +300,8 @@ void mmtune_stats_snapshot(struct mmtune_pcpu_stats *s, unsigned long *missed)
 
 /*
  * The name of counter @i in stats (NULL: not a stats line): mmtune_abi.h's
- * table, in enum mmtune_ctr's order; MMT_CTR_LAT_UNCLASSIFIED, past its
- * end, is in latency.
+ * table, in enum mmtune_ctr's order; MMT_CTR_LAT_UNCLASSIFIED and
+ * MMT_CTR_LAT_UNTIMED, past its end, are in latency.
  */
 const char *mmtune_ctr_name(unsigned int i)
 {
@@ -488,6 +498,7 @@ static const struct file_operations opt_fops = {
  *   no_fault_around_samples: 17     all other faults
  *   unclassified: 0                 timed, but not attributable (rare)
  *   missed: 0                       not timed (no kretprobe instance free)
+ *   untimed: 0                      timed, the clock did not advance: left out
  *   #       low       high  fault_around  no_fault_around
  *          1024       2048           980               12
  *          2048       4096            44                5
@@ -500,7 +511,8 @@ static const struct file_operations opt_fops = {
  * buckets from the first to the last non-empty one are shown.  Values
  * are since the last reset.  The clock is local_clock(), as ftrace's: where
  * sched_clock is unstable (e.g. under emulation) it may not advance during
- * a short fault, which then lands in the 0..1 bucket.
+ * a short fault, or a fault that moved to another CPU may end before it
+ * began: such a fault is counted in untimed, in no bucket.
  */
 static void bucket_bounds(unsigned int b, u64 *low, u64 *high)
 {
@@ -554,6 +566,7 @@ static int latency_show(struct seq_file *m, void *v)
 	seq_printf(m, "unclassified: %llu\n",
 		   s->ctr[MMT_CTR_LAT_UNCLASSIFIED]);
 	seq_printf(m, "missed: %lu\n", missed);
+	seq_printf(m, "untimed: %llu\n", s->ctr[MMT_CTR_LAT_UNTIMED]);
 	seq_printf(m, "# %10s %12s %13s %16s\n", "low", "high",
 		   "fault_around", "no_fault_around");
 	for (b = first; b >= 0 && b <= last; b++) {
@@ -726,6 +739,7 @@ const char *mmtune_ctr_absent(enum mmtune_ctr c)
 			return "unavailable";
 		return READ_ONCE(opts[OPT_MAPPED].on) ? NULL : "off";
 	case MMT_CTR_LAT_UNCLASSIFIED:
+	case MMT_CTR_LAT_UNTIMED:
 		return absent_if_unavailable(MMT_HOOK_LATENCY);
 	default:
 		return "unavailable";

@@ -15,6 +15,7 @@ enum mmtune_ctr {
 	MMT_CTR_FA_REQUESTED,		/* sum of end - start + 1 */
 	MMT_CTR_FA_MAPPED,		/* PTEs those calls set */
 	MMT_CTR_LAT_UNCLASSIFIED,	/* timed faults not classified */
+	MMT_CTR_LAT_UNTIMED,		/* clock did not advance: no sample */
 	MMT_CTR_NR
 };
 

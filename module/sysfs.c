@@ -183,6 +183,8 @@ static ssize_t lat_value(const char *name, const struct mmtune_pcpu_stats *s,
 		return sysfs_emit(buf, "%llu\n", s->ctr[MMT_CTR_LAT_UNCLASSIFIED]);
 	if (!strcmp(name, "missed"))
 		return sysfs_emit(buf, "%lu\n", missed);
+	if (!strcmp(name, "untimed"))
+		return sysfs_emit(buf, "%llu\n", s->ctr[MMT_CTR_LAT_UNTIMED]);
 	if (!strcmp(name, "bucket_low_ns")) {
 		for (b = 0; b < MMT_LAT_BUCKETS; b++)
 			low[b] = b ? 1ULL << (b - 1) : 0;

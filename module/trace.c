@@ -14,7 +14,6 @@
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
-#include <linux/wait.h>
 #include <linux/workqueue.h>
 
 #define CREATE_TRACE_POINTS
@@ -82,17 +81,20 @@ static struct mmtune_hook_user trace_mapped_user = {
  * under ftrace_lock (a write to set_ftrace_pid, as trace-cmd record -F
  * does, registers a sched_switch probe): placing from reg would take the
  * two in both orders, a deadlock when both happen at once.  So reg and
- * unreg only note what is wanted and queue trace_work, which places and
- * removes hooks under none of the tracepoints' locks.  Each then waits
- * for it: an event fires from its first listener's first call on (perf
- * stat -- app opens the event before app runs), and when its last
- * listener has gone the hook is gone.  The wait is bounded: trace_work
- * may wait for ftrace_lock held by a task that waits for the
- * tracepoints_mutex we hold.  Then we return after TRACE_PLACE_WAIT,
- * that task goes on, and the hook comes or goes after it.
+ * unreg only note what is wanted, queue trace_work, which places and
+ * removes hooks under none of the tracepoints' locks, and return: they
+ * never wait for it.  The kernel calls them under event_mutex and
+ * tracepoints_mutex, which every tracefs write, perf or BPF attach and
+ * module load takes: a wait there for ftrace (busy for seconds while
+ * the function tracer patches every call site) stalled all of those
+ * machine-wide.  So an event fires from the moment its hook is placed,
+ * just after its first listener came (a listener that must count from
+ * a workload's first call enables the event before starting it: see
+ * docs/tracing.md), and its hook goes just after its last listener
+ * has gone.  A hook that cannot be placed is said in the kernel log;
+ * the listener gets no events, and the next reg or unreg tries again.
+ * exit flushes trace_work and removes what it placed.
  */
-#define TRACE_PLACE_WAIT	(10 * HZ)
-
 static void trace_work_fn(struct work_struct *work);
 
 static DEFINE_MUTEX(trace_lock);	/* trace_held: trace_work's */
@@ -100,45 +102,35 @@ static bool trace_held[2];		/* fault_around, fault_around_mapped */
 static DEFINE_SPINLOCK(trace_want_lock);	/* the rest */
 static bool trace_ready;
 static bool trace_wanted[2];
-static int trace_err[2];	/* what the last sync's get returned */
-static unsigned long trace_req, trace_done;	/* syncs asked for, done */
-static DECLARE_WAIT_QUEUE_HEAD(trace_wait);
 static DECLARE_WORK(trace_work, trace_work_fn);
 static struct mmtune_hook_user *const trace_users[2] = {
 	&trace_fa_user, &trace_mapped_user,
 };
 
-/* The hooks held made what is wanted; wakes reg's waiters. */
+/* The hooks held made what is wanted. */
 static void trace_sync_locked(void)
 {
 	bool want[2], ready;
-	int err[2] = { 0, 0 };
-	unsigned long req;
 	unsigned int ev;
+	int err;
 
 	lockdep_assert_held(&trace_lock);
 	spin_lock(&trace_want_lock);
 	memcpy(want, trace_wanted, sizeof(want));
 	ready = trace_ready;
-	req = trace_req;
 	spin_unlock(&trace_want_lock);
 	for (ev = 0; ev < ARRAY_SIZE(trace_users); ev++) {
 		if (ready && want[ev] && !trace_held[ev]) {
-			err[ev] = mmtune_hooks_get(trace_users[ev]);
-			trace_held[ev] = !err[ev];
-			if (err[ev])
-				pr_warn_ratelimited("trace: cannot place the hook of %s (%d)\n",
-						    trace_users[ev]->name, err[ev]);
+			err = mmtune_hooks_get(trace_users[ev]);
+			trace_held[ev] = !err;
+			if (err)
+				pr_warn_ratelimited("trace: cannot place the hook of %s (%d): the event records nothing\n",
+						    trace_users[ev]->name, err);
 		} else if (!(ready && want[ev]) && trace_held[ev]) {
 			mmtune_hooks_put(trace_users[ev]);
 			trace_held[ev] = false;
 		}
 	}
-	spin_lock(&trace_want_lock);
-	memcpy(trace_err, err, sizeof(err));
-	trace_done = req;
-	spin_unlock(&trace_want_lock);
-	wake_up_all(&trace_wait);
 }
 
 static void trace_work_fn(struct work_struct *work)
@@ -148,51 +140,20 @@ static void trace_work_fn(struct work_struct *work)
 	mutex_unlock(&trace_lock);
 }
 
-static bool trace_synced(unsigned long req)
+/* Under event_mutex and tracepoints_mutex: note, queue, return. */
+static void trace_listen(unsigned int ev, bool on)
 {
-	bool done;
-
-	spin_lock(&trace_want_lock);
-	done = (long)(trace_done - req) >= 0;
-	spin_unlock(&trace_want_lock);
-	return done;
-}
-
-static int trace_listen(unsigned int ev, bool on)
-{
-	unsigned long req;
-	bool queued;
-	int ret = 0;
-
 	spin_lock(&trace_want_lock);
 	trace_wanted[ev] = on;
-	req = ++trace_req;
-	queued = trace_ready;	/* exit flushes after it clears ready */
-	if (queued)
+	if (trace_ready)	/* exit flushes after it clears ready */
 		schedule_work(&trace_work);
 	spin_unlock(&trace_want_lock);
-	if (!queued)
-		return 0;
-	if (!wait_event_timeout(trace_wait, trace_synced(req),
-				TRACE_PLACE_WAIT)) {
-		pr_info("trace: %s: its hook waits for ftrace: %s when ftrace is free\n",
-			trace_users[ev]->name, on ? "placed" : "removed");
-		return 0;
-	}
-	if (!on)
-		return 0;
-	/* refused: the listener is told, and no unreg will come */
-	spin_lock(&trace_want_lock);
-	ret = trace_err[ev];
-	if (ret)
-		trace_wanted[ev] = false;
-	spin_unlock(&trace_want_lock);
-	return ret;
 }
 
 int mmtune_trace_fa_reg(void)
 {
-	return trace_listen(0, true);
+	trace_listen(0, true);
+	return 0;
 }
 
 void mmtune_trace_fa_unreg(void)
@@ -202,7 +163,8 @@ void mmtune_trace_fa_unreg(void)
 
 int mmtune_trace_mapped_reg(void)
 {
-	return trace_listen(1, true);
+	trace_listen(1, true);
+	return 0;
 }
 
 void mmtune_trace_mapped_unreg(void)

@@ -5,8 +5,10 @@
  * its own, below every feature, so that no feature file calls into
  * main.c, which lists the features.
  */
+#include <linux/capability.h>
 #include <linux/err.h>
 #include <linux/fs.h>
+#include <linux/security.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -61,4 +63,27 @@ ssize_t mmtune_read_bool(char __user *ubuf, size_t count, loff_t *ppos,
 	char buf[2] = { val ? '1' : '0', '\n' };
 
 	return simple_read_from_buffer(ubuf, count, ppos, buf, sizeof(buf));
+}
+
+/*
+ * The writes that change what kernel code runs or what a kernel variable
+ * holds, not only mmtune's own state: root alone (a uid 0 in a container
+ * that lost CAP_SYS_ADMIN but sees /sys/module read-write is refused),
+ * and not under lockdown, which forbids changing the running kernel's
+ * code and memory from user space.  The reason given to lockdown is that
+ * of unsafe module parameters: its log line names it ("Lockdown: ...:
+ * unsafe module parameters is restricted"), and ours says which write.
+ */
+int mmtune_kernel_write_allowed(const char *what)
+{
+	int ret;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	ret = security_locked_down(LOCKDOWN_MODULE_PARAMETERS);
+	if (ret) {
+		pr_warn_ratelimited("%s: refused under lockdown (%d)\n", what, ret);
+		return ret;
+	}
+	return 0;
 }

@@ -7,7 +7,7 @@
 # 6.12 and 7.x cells in the trixie chroot (gcc-14, kbuild needs glibc 2.38).
 # Cross builds need no emulation: Debian's flavour headers + -common + the
 # amd64 linux-kbuild, `make -C <common> O=<flavour> CROSS_COMPILE=...`.
-# Also builds the static probes (faultprobe, kcoreprobe, policyflip) and
+# Also builds the static probes (faultprobe, kcoreprobe, policyflip, stallprobe) and
 # userspace tools of the arch (host cross gcc-12; a static binary runs on
 # every kernel). Log: $MX/cells/CELL/build.log.
 set -euo pipefail
@@ -92,10 +92,11 @@ flock 6
 probe=$MX/probe-$BASE_ARCH
 kcore=$MX/kcoreprobe-$BASE_ARCH
 flip=$MX/policyflip-$BASE_ARCH
-for p in "$probe:faultprobe" "$kcore:kcoreprobe" "$flip:policyflip"; do
+stall=$MX/stallprobe-$BASE_ARCH
+for p in "$probe:faultprobe" "$kcore:kcoreprobe" "$flip:policyflip" "$stall:stallprobe"; do
 	bin=${p%%:*} src=$MMT_TOP/tests/vm/probe/${p#*:}.c
 	if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ]; then
-		${cross}gcc -O2 -static -o "$bin.tmp" "$src" >> "$log" 2>&1 ||
+		${cross}gcc -O2 -static -pthread -o "$bin.tmp" "$src" >> "$log" 2>&1 ||
 			{ tail -n 5 "$log" >&2; mdie "cannot build the static ${p#*:} for $BASE_ARCH"; }
 		mv "$bin.tmp" "$bin"
 	fi
@@ -120,4 +121,5 @@ exec 6>&-
 echo "PROBE=$probe" > "$out/build.env"
 echo "KCORE=$kcore" >> "$out/build.env"
 echo "FLIP=$flip" >> "$out/build.env"
+echo "STALL=$stall" >> "$out/build.env"
 echo "TOOLS=$tools" >> "$out/build.env"

@@ -22,7 +22,7 @@ mount -t tmpfs tmpfs /var/tmp
 mount -t debugfs debugfs /sys/kernel/debug
 echo 1 > /proc/sys/kernel/panic_on_oops 2>/dev/null
 
-export MMT_TOP=/mmtune MMT_PROBE=/bin/faultprobe MMT_KCORE=/bin/kcoreprobe MMT_FLIP=/bin/policyflip
+export MMT_TOP=/mmtune MMT_PROBE=/bin/faultprobe MMT_KCORE=/bin/kcoreprobe MMT_FLIP=/bin/policyflip MMT_STALL=/bin/stallprobe
 # tests/matrix/boot.sh boots every cell under TCG (tcg_one_cpu in lib.sh)
 export MMT_TCG=1
 # t-46-oracle: 40 random steps a cell (500, its default, in make check)

@@ -12,7 +12,7 @@
 # tools in /mmtune/userspace, the module
 # at /mmtune/module/mmtune.ko and installed as
 # /lib/modules/<kver>/updates/mmtune.ko (depmod'ed, for `modprobe mmtune`),
-# the static faultprobe, kcoreprobe and policyflip, and a mountpoint(1) (neither busybox
+# the static faultprobe, kcoreprobe, policyflip and stallprobe, and a mountpoint(1) (neither busybox
 # nor the above has it).
 # No kernel module of Debian's is needed: debugfs, tmpfs, kprobes and the
 # serial console are built in on every flavour.
@@ -39,6 +39,7 @@ cp "$BUSYBOX" "$r/bin/busybox"
 cp "$PROBE" "$r/bin/faultprobe"
 cp "$KCORE" "$r/bin/kcoreprobe"
 cp "$FLIP" "$r/bin/policyflip"
+cp "$STALL" "$r/bin/stallprobe"
 mknod -m 600 "$r/dev/console" c 5 1
 mknod -m 666 "$r/dev/null" c 1 3
 cp "$MMT_TOP/tests/matrix/init.sh" "$r/init"

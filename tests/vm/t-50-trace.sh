@@ -26,6 +26,9 @@ cleanup() {
 		echo "!$HIST" > $E/fault_around/trigger 2>/dev/null
 		echo 0 > $E/enable 2>/dev/null
 	fi
+	hold_off
+	[ -n "${FT_BG:-}" ] && { kill "$FT_BG" 2>/dev/null; wait "$FT_BG" 2>/dev/null; }
+	[ -n "${FT_ON:-}" ] && echo nop > $TR/current_tracer 2>/dev/null
 	[ -n "${ORIG:-}" ] && echo "$ORIG" > $DBG/fault_around_bytes
 	unload_module
 	rm -rf "$WORK"
@@ -42,6 +45,39 @@ F=$WORK/file
 dd if=/dev/zero of="$F" bs=1M count=4 2>/dev/null
 FDEV=$(stat -c '%Hd:%Ld' "$F") FINO=$(stat -c %i "$F")
 seqrun() { "$WORK/$1" seq -s 4M -f "$F" -q > /dev/null; }
+
+# An event's hook is placed by a kernel worker after its first listener
+# comes, and the listener's enable does not wait for it (trace.c): checks
+# that count from a workload's first call hold a listener of their own
+# first, in a tracefs instance (trace-cmd's and the checks' resets of the
+# top buffer's events leave it), and wait until it records. hold_on:
+# that listener on both fault-path events, once its hook records;
+# hold_off: gone. wait_hook NAME STATE: hook_NAME in info, within 10 s.
+HOLD=$TR/instances/mmt-hold
+hold_on() {
+	mkdir -p $HOLD 2>/dev/null && echo 64 > $HOLD/buffer_size_kb &&
+		echo 1 > $HOLD/events/mmtune/fault_around/enable &&
+		echo 1 > $HOLD/events/mmtune/fault_around_mapped/enable ||
+		{ fail "a tracefs instance listening to mmtune's events"; return 1; }
+	for _ in $(seq 100); do
+		"$MMS" seq -s 256K -f "$F" -q > /dev/null	# comm mmstress: no rule's
+		grep -q ' fault_around: ' $HOLD/trace && return 0
+		sleep 0.1
+	done
+	fail "the held listener's hook recorded nothing within 10 s"
+}
+hold_off() {
+	[ -d $HOLD ] || return 0
+	echo 0 > $HOLD/events/mmtune/enable 2>/dev/null
+	rmdir $HOLD 2>/dev/null
+}
+wait_hook() {
+	for _ in $(seq 100); do
+		[ "$(info "hook_$1" | cut -d' ' -f1)" = "$2" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
 
 ORIG=$(cat $DBG/fault_around_bytes)
 unload_module
@@ -96,11 +132,15 @@ o=4
 echo > $TR/trace
 echo 1 > $E/fault_around/enable
 echo 1 > $E/fault_around_mapped/enable
+wait_hook filemap_map_pages on
 expect_eq "a listener: filemap_map_pages hooked" "$(hookst filemap_map_pages)" on
+wait_hook set_pte on
 expect_eq "a listener: the PTE setter hooked" "$(hookst set_pte)" on
 seqrun mmsa
 echo 0 > $E/fault_around/enable
 echo 0 > $E/fault_around_mapped/enable
+wait_hook filemap_map_pages off
+wait_hook set_pte off
 n=$(grep -c ' fault_around: .* comm=mmsa ' $TR/trace)
 m=$(awk '/ fault_around_mapped: / { sub(/.*nr=/, ""); m += $0 } END { print m + 0 }' $TR/trace)
 P=$(( $(stat -c %s "$F") / PSZ ))
@@ -112,10 +152,53 @@ P=$(( $(stat -c %s "$F") / PSZ ))
 expect_eq "the last listener gone: filemap_map_pages unhooked" "$(hookst filemap_map_pages)" off
 expect_eq "the last listener gone: the PTE setter unhooked" "$(hookst set_pte)" off
 
+# --- an enable or disable does not wait for ftrace (trace.c): while a task
+# holds ftrace_lock (stallprobe: a set_ftrace_pid write whose buffer's page
+# a userfaultfd holds back), the event's enable and disable return at
+# once, and the hook comes or goes once ftrace is free. They used to wait
+# for the worker, up to 10 s, under event_mutex and tracepoints_mutex,
+# which every tracefs write, perf or BPF attach and module load takes.
+STALL=${MMT_STALL:-$WORK/stallprobe}
+[ -x "$STALL" ] || cc -O2 -pthread -o "$STALL" "$MMT_TOP/tests/vm/probe/stallprobe.c" 2> /dev/null
+if [ ! -x "$STALL" ]; then
+	skip "enable while ftrace is busy" "no stallprobe (no cc here)"
+elif [ ! -w $TR/set_ftrace_pid ]; then
+	skip "enable while ftrace is busy" "no set_ftrace_pid in this kernel"
+else
+	for v in 1 0; do
+		st=off; [ $v = 1 ] && st=on
+		r=$("$STALL" ftrace $TR/set_ftrace_pid $E/fault_around/enable $v 2> $WORK/stall.err)
+		rc=$?
+		if [ $rc = 3 ]; then
+			skip "enable while ftrace is busy" "$(head -n 1 $WORK/stall.err)"
+			break
+		elif [ $rc != 0 ]; then
+			fail "stallprobe ftrace: exit $rc: $(head -n 1 $WORK/stall.err)"
+			break
+		fi
+		# write_us N held H
+		set -- $r
+		if [ "${4:-}" != 1 ]; then
+			skip "enable while ftrace is busy" "ftrace_lock was not held throughout ($r)"
+			wait_hook filemap_map_pages $st
+			break
+		fi
+		[ "${2:-99999999}" -lt 1000000 ] &&
+			ok "echo $v > enable returns while ftrace_lock is held (${2} us)" ||
+			fail "echo $v > enable took ${2:-?} us while ftrace_lock was held"
+		wait_hook filemap_map_pages $st &&
+			ok "... and the hook is $st once ftrace is free" ||
+			fail "... the hook is not $st 10 s after ftrace is free: $(info hook_filemap_map_pages)"
+	done
+	echo 0 > $E/fault_around/enable
+	wait_hook filemap_map_pages off
+fi
+
 # --- events between two markers = the counters' deltas (all processes)
 echo 4 > $MMT/fault_around_order
 echo 1 > $MMT/mapped_enable	# the counters of the PTE setter's calls
 echo 1 > $MMT/stats_enable
+hold_on
 echo 1 > $E/fault_around/enable
 echo 1 > $E/fault_around_mapped/enable
 for try in 1 2 3; do
@@ -271,6 +354,7 @@ else
 fi
 tcg_all_cpus
 echo clear > $POL
+hold_off
 
 # --- filemap_map_pages shared with BPF: bpftrace's kfunc: and kretfunc:
 # probes (BPF fentry and fexit: a BPF trampoline, the function's direct

@@ -154,6 +154,7 @@ static int read_latency(struct out *o)
 	put_kv(o, "latency", "no_fault_around_samples");
 	put_kv(o, "latency", "unclassified");
 	put_kv(o, "latency", "missed");
+	put_kv(o, "latency", "untimed");
 	n = read_array("latency", "bucket_low_ns", low, LAT_BUCKETS);
 	if (n < 0 || read_array("latency", "fault_around_buckets", fa, n) != n ||
 	    read_array("latency", "no_fault_around_buckets", nofa, n) != n)
