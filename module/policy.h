@@ -8,6 +8,7 @@
 #define MMTUNE_POLICY_H
 
 #include <linux/compiler.h>
+#include <linux/path.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
@@ -57,6 +58,7 @@ struct policy_rule {
 	/* the mapping keys, which must match too (policy.c's map_match) */
 	bool has_map;			/* any of them given */
 	struct inode *inode;		/* file=: a reference; NULL: none */
+	struct path fpath;		/* file=: held, pins the mount; or none */
 	char *file;			/* file=: as written */
 	enum rule_vma vma;		/* vma= */
 	bool madv_random;		/* madv=random */
