@@ -44,8 +44,9 @@ enum rule_vma {
 
 struct policy_rule {
 	enum rule_kind kind;
-	unsigned int order;		/* unless is_auto */
+	unsigned int order;		/* unless is_auto; auto_from's start */
 	bool is_auto;			/* order=auto: au.order, auto.c's */
+	bool auto_from;			/* order=auto:N: a new rule starts at N */
 	struct mmtune_auto au;
 	union {
 		u64 comm[COMM_WORDS];	/* zero-padded, like task->comm */

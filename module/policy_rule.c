@@ -379,10 +379,15 @@ int policy_parse_rule(char *text, struct policy_rule *r, unsigned int line,
 		if (!strcmp(tok, "order")) {
 			if (have_order)
 				return policy_reject(line, "order given twice");
-			r->is_auto = !strcmp(val, "auto");
-			if (!r->is_auto && mmtune_parse_order(val, &r->order))
+			/* auto:N: auto, starting at N (what `save` learned) */
+			r->is_auto = !strncmp(val, "auto", 4) &&
+				     (!val[4] || val[4] == ':');
+			r->auto_from = r->is_auto && val[4] == ':';
+			if ((!r->is_auto || r->auto_from) &&
+			    mmtune_parse_order(r->auto_from ? val + 5 : val,
+					       &r->order))
 				return policy_reject(line,
-						     "order '%s': want 0..%u, 'default' or 'auto'",
+						     "order '%s': want 0..%u, 'default', 'auto' or 'auto:N'",
 						     val, mmtune_max_order());
 			have_order = true;
 			continue;
