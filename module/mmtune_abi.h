@@ -130,9 +130,13 @@ static const char *const mmt_abi_latency[] __maybe_unused = {
 	"no_fault_around_buckets", NULL
 };
 
-/* sysfs policy/: hits, pages and orders are arrays, one number per rule. */
+/*
+ * sysfs policy/: hits, pages, orders and the rest after them are arrays,
+ * one value per rule (debugfs policy's fields; "-" where it has none).
+ */
 static const char *const mmt_abi_policy[] __maybe_unused = {
 	"rules", "default_hits", "default_pages", "hits", "pages", "orders",
+	"prefaulted", "untouched", "raised", "lowered", "learned", "useful",
 	NULL
 };
 

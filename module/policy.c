@@ -681,7 +681,8 @@ static const struct policy_rule *auto_before(const struct policy_set *cur,
  * A new set's auto rules: one that the current set @cur has too (the
  * same match, also order=auto) keeps its order and its counts of changes
  * (a write that adds or drops another rule forgets nothing); the others
- * start at the default order (what the task had without a rule).  A
+ * start at the default order (what the task had without a rule), or at
+ * N for order=auto:N (an order learned before a reboot, `save`'s).  A
  * kept rule keeps its id too: auto.c's counts of its processes still
  * running go on counting for it (a new rule gets a new id, so nothing
  * of another rule's ever counts for it).
@@ -710,7 +711,8 @@ static int auto_start(struct policy_set *set, const struct policy_set *cur)
 			r->au = prev->au;
 			continue;
 		}
-		mmtune_auto_start(&r->au, min(base, mmtune_max_order()));
+		mmtune_auto_start(&r->au, r->auto_from ? r->order :
+				  min(base, mmtune_max_order()));
 		r->au.id = ++policy_gen;
 	}
 	return 0;
@@ -1219,6 +1221,37 @@ mmtune_param_desc(MMT_PARAM_POLICY,
 		  "per-process fault-around rules (';' or newline between rules), or 'clear', 'add RULE', 'del N', 'first RULE', 'drop MATCH'");
 
 /* sysfs policy/ (sysfs.c): @what is one of MMT_ABI_POLICY's names. */
+/*
+ * Rule @r's value of sysfs policy/@what (counts @c) at @buf + @at: what
+ * debugfs policy shows on its line.  An auto field of a rule that is not
+ * order=auto, and a useful share not judged yet, read "-".
+ */
+static int sysfs_rule_value(char *buf, int at, const char *what,
+			    const struct policy_rule *r,
+			    const struct policy_ctr *c)
+{
+	const struct mmtune_auto *a = &r->au;
+
+	if (!strcmp(what, "hits"))
+		return sysfs_emit_at(buf, at, "%llu", c->hits);
+	if (!strcmp(what, "pages"))
+		return sysfs_emit_at(buf, at, "%llu", c->pages);
+	if (!strcmp(what, "prefaulted"))
+		return sysfs_emit_at(buf, at, "%llu", c->prefaulted);
+	if (!strcmp(what, "untouched"))
+		return sysfs_emit_at(buf, at, "%llu", c->untouched);
+	if (!r->is_auto || (!strcmp(what, "useful") && a->useful < 0))
+		return sysfs_emit_at(buf, at, "-");
+	if (!strcmp(what, "raised"))
+		return sysfs_emit_at(buf, at, "%llu", a->raised);
+	if (!strcmp(what, "lowered"))
+		return sysfs_emit_at(buf, at, "%llu", a->lowered);
+	if (!strcmp(what, "learned"))
+		return sysfs_emit_at(buf, at, "%llu", c->auto_p);
+	/* useful: a percentage of one decimal, as debugfs's without '%' */
+	return sysfs_emit_at(buf, at, "%d.%d", a->useful / 10, a->useful % 10);
+}
+
 int mmtune_policy_sysfs(const char *what, char *buf)
 {
 	bool pages = mmtune_hook_state(MMT_HOOK_SET_PTE) == MMT_HOOK_ON;
@@ -1245,14 +1278,14 @@ int mmtune_policy_sysfs(const char *what, char *buf)
 			len += sysfs_emit_at(buf, len, "%s%u", i ? " " : "",
 					     rule_order(&set->rule[i]));
 		len += sysfs_emit_at(buf, len, "\n");
-	} else if (what[0] == 'p' && !pages) {
+	} else if (!strcmp(what, "pages") && !pages) {
 		len = sysfs_emit(buf, "unavailable\n");
 	} else {
-		/* hits or pages: one number per rule, in rule order */
+		/* one value per rule, in rule order, as debugfs policy's */
 		for (i = 0; set && i < set->nr; i++) {
 			ctr_sum(set, i, &c);
-			len += sysfs_emit_at(buf, len, "%s%llu", i ? " " : "",
-					     what[0] == 'h' ? c.hits : c.pages);
+			len += sysfs_emit_at(buf, len, "%s", i ? " " : "");
+			len += sysfs_rule_value(buf, len, what, &set->rule[i], &c);
 		}
 		len += sysfs_emit_at(buf, len, "\n");
 	}

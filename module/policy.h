@@ -8,6 +8,7 @@
 #define MMTUNE_POLICY_H
 
 #include <linux/compiler.h>
+#include <linux/path.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
@@ -43,8 +44,9 @@ enum rule_vma {
 
 struct policy_rule {
 	enum rule_kind kind;
-	unsigned int order;		/* unless is_auto */
+	unsigned int order;		/* unless is_auto; auto_from's start */
 	bool is_auto;			/* order=auto: au.order, auto.c's */
+	bool auto_from;			/* order=auto:N: a new rule starts at N */
 	struct mmtune_auto au;
 	union {
 		u64 comm[COMM_WORDS];	/* zero-padded, like task->comm */
@@ -60,6 +62,7 @@ struct policy_rule {
 	/* the mapping keys, which must match too (policy.c's map_match) */
 	bool has_map;			/* any of them given */
 	struct inode *inode;		/* file=: a reference; NULL: none */
+	struct path fpath;		/* file=: held, pins the mount; or none */
 	char *file;			/* file=: as written */
 	enum rule_vma vma;		/* vma= */
 	bool madv_random;		/* madv=random */

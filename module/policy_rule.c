@@ -45,8 +45,13 @@ void policy_rule_free(struct policy_rule *r)
 	kfree(r->abs);
 	if (r->inode)
 		iput(r->inode);
+	/* after the inode: the mount it holds is what keeps its sb alive */
+	if (r->fpath.mnt)
+		path_put(&r->fpath);
 	kfree(r->file);
 	r->inode = NULL;
+	r->fpath.mnt = NULL;
+	r->fpath.dentry = NULL;
 	r->file = NULL;
 	r->kind = RULE_NONE;
 }
@@ -244,12 +249,13 @@ static int parse_cgroup(const char *val, struct policy_rule *r,
 }
 
 /*
- * The inode of a file= rule of the current set @cur written as @file
- * whose file is deleted, or NULL: writing back what a read gave keeps
- * such a rule on the inode it holds (it matches only mappings still of
- * that inode), as an exited pid= rule keeps its process.
+ * The file= rule of the current set @cur written as @file whose file is
+ * deleted, or NULL: writing back what a read gave keeps such a rule on
+ * the inode it holds (it matches only mappings still of that inode), as
+ * an exited pid= rule keeps its process.
  */
-static struct inode *kept_inode(const struct policy_set *cur, const char *file)
+static const struct policy_rule *kept_rule(const struct policy_set *cur,
+					   const char *file)
 {
 	unsigned int i;
 
@@ -258,7 +264,7 @@ static struct inode *kept_inode(const struct policy_set *cur, const char *file)
 
 		if (c->file && c->inode && !c->inode->i_nlink &&
 		    !strcmp(c->file, file))
-			return c->inode;
+			return c;
 	}
 	return NULL;
 }
@@ -267,10 +273,20 @@ static struct inode *kept_inode(const struct policy_set *cur, const char *file)
  * file=PATH: the inode the path names now, held (a file replaced at the
  * path, as a package update does, is another inode: write the rule
  * again).  The real inode under overlayfs, the one its mappings map.
+ *
+ * The rule also holds the path, as an open file does: a reference to the
+ * inode alone does not pin the mount, so umount would succeed and leave
+ * the inode behind on a dead super block ("Busy inodes after unmount",
+ * then a BUG or a fault at the rule's iput()).  Holding the vfsmount
+ * makes umount EBUSY while the rule lives, a lazy umount or a mount
+ * namespace going away keeps the file system until the rule goes, as for
+ * an fd.  Under overlayfs the overlay's path is held: the overlay keeps
+ * its layers (and so the real inode's super block) while it is mounted.
  */
 static int parse_file(const char *val, struct policy_rule *r,
 		      unsigned int line, const struct policy_set *cur)
 {
+	const struct policy_rule *kept;
 	struct path path;
 	struct inode *inode;
 	int ret;
@@ -284,10 +300,14 @@ static int parse_file(const char *val, struct policy_rule *r,
 		return -ENOMEM;
 	ret = kern_path(val, LOOKUP_FOLLOW, &path);
 	if (ret) {
-		inode = ret == -ENOENT ? kept_inode(cur, val) : NULL;
-		if (inode) {
-			ihold(inode);
-			r->inode = inode;
+		kept = ret == -ENOENT ? kept_rule(cur, val) : NULL;
+		if (kept) {
+			ihold(kept->inode);
+			r->inode = kept->inode;
+			if (kept->fpath.mnt) {
+				r->fpath = kept->fpath;
+				path_get(&r->fpath);
+			}
 			return 0;
 		}
 		pr_info_ratelimited("policy: line %u: file %s: %d\n", line, val, ret);
@@ -299,8 +319,8 @@ static int parse_file(const char *val, struct policy_rule *r,
 		return policy_reject(line, "file %s: not a regular file", val);
 	}
 	ihold(inode);
-	path_put(&path);
 	r->inode = inode;
+	r->fpath = path;	/* kern_path()'s reference, policy_rule_free()'s */
 	return 0;
 }
 
@@ -368,10 +388,15 @@ int policy_parse_rule(char *text, struct policy_rule *r, unsigned int line,
 		if (!strcmp(tok, "order")) {
 			if (have_order)
 				return policy_reject(line, "order given twice");
-			r->is_auto = !strcmp(val, "auto");
-			if (!r->is_auto && mmtune_parse_order(val, &r->order))
+			/* auto:N: auto, starting at N (what `save` learned) */
+			r->is_auto = !strncmp(val, "auto", 4) &&
+				     (!val[4] || val[4] == ':');
+			r->auto_from = r->is_auto && val[4] == ':';
+			if ((!r->is_auto || r->auto_from) &&
+			    mmtune_parse_order(r->auto_from ? val + 5 : val,
+					       &r->order))
 				return policy_reject(line,
-						     "order '%s': want 0..%u, 'default' or 'auto'",
+						     "order '%s': want 0..%u, 'default', 'auto' or 'auto:N'",
 						     val, mmtune_max_order());
 			have_order = true;
 			continue;
@@ -517,6 +542,8 @@ int policy_rule_dup(struct policy_rule *dst, const struct policy_rule *src)
 	dst->abs = NULL;
 	dst->file = NULL;
 	dst->inode = NULL;	/* held below: an early return puts none */
+	dst->fpath.mnt = NULL;
+	dst->fpath.dentry = NULL;
 	switch (src->kind) {
 	case RULE_PID:
 		get_pid(src->pid);
@@ -534,6 +561,10 @@ int policy_rule_dup(struct policy_rule *dst, const struct policy_rule *src)
 	if (src->inode) {
 		ihold(src->inode);
 		dst->inode = src->inode;
+	}
+	if (src->fpath.mnt) {
+		dst->fpath = src->fpath;
+		path_get(&dst->fpath);
 	}
 	if (src->file) {
 		dst->file = kstrdup(src->file, GFP_KERNEL);

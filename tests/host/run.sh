@@ -640,16 +640,26 @@ suite_policy_auto() {
 		t_rc "policy auto: set comm=x order='$v'" 2 "$CTL" policy set "comm=x" "order=$v"
 	done
 	run "$CTL" policy set comm=x order=autox
-	t_grep "policy auto: a bad order names auto" err "order 'autox': want 0\.\.9, 'default' or 'auto'"
+	t_grep "policy auto: a bad order names auto" err "order 'autox': want 0\.\.9, 'default', 'auto' or 'auto:N'"
 	printf 'comm=a order=auto\ncomm=b order=autox\n' >"$W/bad-auto.pol"
 	run "$CTL" policy load "$W/bad-auto.pol"
 	[ "$RC" = 2 ] && grep -q "line 2" "$W/err" && ok "policy auto: load: order=autox refused, line named" ||
 		fail "policy auto: load order=autox: exit $RC: $(errline)"
 	t_file "policy auto: refusals: nothing written" "$pol" "$(cat "$FIX/policy-auto.txt")"
 
-	# save keeps order=auto (what it learned is not kept)
+	# save keeps what auto learned: the rule as auto:N, N its auto_order,
+	# and usefulness_enable=1 (before: order=auto, learned order lost)
+	echo 1 > "$T/usefulness_enable"
 	run "$CTL" save --stdout
-	t_grep "policy auto: save --stdout: the rule as order=auto" out '^comm=cc1 order=auto$'
+	t_grep "policy auto: save --stdout: the rule as order=auto:5 (learned)" out '^comm=cc1 order=auto:5$'
+	t_grep "policy auto: save --stdout: usefulness_enable=1" out '^options mmtune fault_around_order=[0-9]+ .*usefulness_enable=1'
+	grep -q '^pid=1' "$W/out" && fail "policy auto: save kept a pid= rule" || ok "policy auto: save leaves out pid="
+	# auto:N loads back, as the module takes it
+	printf 'comm=cc1 order=auto:5\n' > "$W/auto-from.pol"
+	t_rc "policy auto: load order=auto:5" 0 "$CTL" policy load "$W/auto-from.pol"
+	t_file "policy auto: auto:5 written as is" "$pol" "comm=cc1 order=auto:5"
+	t_rc "policy auto: set order=auto:99 beyond max_order: exit 2" 2 "$CTL" policy set comm=x order=auto:99
+	t_rc "policy auto: set order=auto: without N: exit 2" 2 "$CTL" policy set comm=x order=auto:
 	rm -f "$T/usefulness_enable"
 }
 
@@ -1105,7 +1115,28 @@ suite_plane() {
 	printf 'comm=a order=1\n' > "$P/policy"
 	t_rc "plane: policy del through the parameter's drop" 0 "$CTL" policy del 'comm=a'
 	t_file "plane: the parameter got one drop, not a whole set" "$P/policy" "drop comm=a"
+	# an auto rule's fields through the plane, as debugfs shows them
+	# (fixtures/plane-policy-auto.txt: sysfs policy/, a file a line);
+	# before, the plane gave auto_order alone: raised=- lowered=- ...
+	printf 'comm=keep order=3\ncomm=cc1 order=auto\npid=1 order=auto\n' > "$P/policy"
+	while IFS=': ' read -r k v; do echo "$v" > "$S/policy/$k"; done < "$FIX/plane-policy-auto.txt"
+	run "$CTL" policy show
+	t_grep "plane: policy show: an auto rule's fields" out \
+		'^comm=cc1 +order=auto +# +1200 +9600 auto_order=2 raised=0 lowered=3 useful=21\.9% learned=1845$'
+	t_grep "plane: policy show: no judgement yet is useful=-" out \
+		'^pid=1 +order=auto +# +0 +0 auto_order=4 raised=0 lowered=0 useful=- learned=0$'
+	t_grep "plane: policy show: a plain rule as before" out '^comm=keep +order=3 +# +1 +8$'
+	run "$CTL" policy show --json
+	t_json "plane: policy --json: the auto object, prefaulted, untouched" \
+		'd["rules"][1]["auto"] == {"order": 2, "raised": 0, "lowered": 3, "learned": 1845, "useful_pct": 21.9} and d["rules"][2]["auto"]["useful_pct"] is None and d["rules"][0].get("auto") is None'
+	run "$CTL" get policy
+	t_grep "plane: get policy: the debugfs line" out \
+		'^comm=cc1 order=auto # hits=1200 pages=9600 prefaulted=8400 untouched=1050 auto_order=2 raised=0 lowered=3 learned=1845 useful=21\.9%$'
+	# a module from before those files: auto_order alone, no error
+	rm "$S/policy/raised" "$S/policy/prefaulted"
+	t_rc "plane: policy show without the newer files" 0 "$CTL" policy show
 	: > "$P/policy"; echo 0 > "$S/policy/rules"
+	rm -f "$S"/policy/*
 	unset MMTUNE_SYSFS_MM
 	fresh
 }

@@ -17,6 +17,7 @@
 
 PSZ=$(getconf PAGESIZE)
 MMS=$MMT_TOP/userspace/mmstress
+CTL=$MMT_TOP/userspace/mmtunectl
 UE=$MMT/usefulness_enable
 TR=/sys/kernel/tracing
 EV=$TR/events/mmtune/auto_order
@@ -62,11 +63,15 @@ expect_eq "nothing learned yet" "$(af learned) $(af useful)" "0 -"
 expect_eq "the kernel raised to max_order" "$(info policy_kernel_order)" "$MAX"
 check "round trip" pwrite "$(cat $MMT/policy)\n"
 expect_eq "round trip: the same rule" "$(rules)" "comm=mmstress order=auto"
-for bad in "comm=x order=Auto" "comm=x order=auto order=3" "comm=x order=autom"; do
+for bad in "comm=x order=Auto" "comm=x order=auto order=3" "comm=x order=autom" \
+	"comm=x order=auto:" "comm=x order=auto:$((MAX + 1))" "comm=x order=auto:x" "comm=x order=auto3"; do
 	if err=$(pwrite "$bad\n"); then fail "accepted: $bad"; else
 		expect_eq "refused: $bad" "${err##*: }" "Invalid argument"; fi
 done
 expect_eq "refusals changed nothing" "$(rules)" "comm=mmstress order=auto"
+# auto:N: a new auto rule starting at N (what mmtunectl save writes)
+check "order=auto:0 accepted" sh -c "echo clear > $MMT/policy && echo 'comm=mmstress order=auto:0' > $MMT/policy"
+expect_eq "auto:0 reads back as order=auto, at order 0" "$(rules) $(af auto_order)" "comm=mmstress order=auto 0"
 check "the whole machine: cgroup=/ order=auto" pwrite "cgroup=/ order=auto\n"
 expect_eq "cgroup=/ reads back" "$(rules)" "cgroup=/ order=auto"
 
@@ -127,6 +132,41 @@ if [ -w $EV/enable ]; then
 else
 	skip "the auto_order event" "no tracefs"
 fi
+
+# mmtunectl shows what debugfs shows (before: through sysfs, an auto
+# rule's raised, lowered, learned and useful read "-")
+sect "mmtunectl policy: an auto rule's figures"
+want="auto_order=$MAX raised=$(af raised) lowered=$(af lowered) useful=$(af useful) learned=$(af learned)"
+"$CTL" policy > "$WORK/pol" 2>&1
+grep -q "^comm=mmstress *order=auto .* $want\$" "$WORK/pol" && ok "mmtunectl policy: $want" ||
+	fail "mmtunectl policy: want '$want': $(grep '^comm=mmstress' "$WORK/pol")"
+"$CTL" policy --json 2>&1 | tr -d ' \n' > "$WORK/pol.json"
+grep -q "\"auto\":{\"order\":$MAX,\"raised\":$(af raised),\"lowered\":$(af lowered),\"learned\":$(af learned),\"useful_pct\":${u%\%}}" "$WORK/pol.json" &&
+	ok "mmtunectl policy --json: the same figures" ||
+	fail "mmtunectl policy --json: $(grep -o '"auto":{[^}]*}' "$WORK/pol.json")"
+
+# save keeps what the rule learned, a reboot (the module loaded again
+# with save's options, save's policy loaded: mmtune.service) starts the
+# rule there (before: order=auto, the default order again)
+sect "save and restore what auto learned"
+mkdir -p "$WORK/sroot/etc/modprobe.d"
+check "mmtunectl save" "$CTL" save --root "$WORK/sroot"
+expect_eq "save: the rule as order=auto:$MAX" "$(grep '^comm=mmstress' "$WORK/sroot/etc/mmtune/policy")" "comm=mmstress order=auto:$MAX"
+opts=$(sed -n 's/^options mmtune //p' "$WORK/sroot/etc/modprobe.d/mmtune.conf")
+case " $opts " in *" usefulness_enable=1 "*) ok "save: usefulness_enable=1 ($opts)" ;;
+*) fail "save: no usefulness_enable=1: '$opts'" ;; esac
+check "clear" pwrite "clear\n"
+check "rmmod" rmmod mmtune
+# shellcheck disable=SC2086 # the options, split
+load_module $opts || { fail "insmod $opts"; exit 1; }
+changes=0	# info's count starts again with the module
+check "policy load of the saved file" "$CTL" policy load "$WORK/sroot/etc/mmtune/policy"
+expect_eq "restored: read back as order=auto" "$(rules | grep mmstress)" "comm=mmstress order=auto"
+expect_eq "restored: at the learned order, no change yet" "$(af auto_order) $(af raised) $(af lowered)" "$MAX 0 0"
+mmsq seq -s "$S" --touch page
+expect_eq "restored: the first run's effective order is the learned one" "$(csv effective_order)" "$MAX"
+check "a write keeping the rule as auto:0 keeps what it has" pwrite "comm=mmstress order=auto:0\n"
+expect_eq "kept: still at $MAX" "$(af auto_order)" "$MAX"
 
 if [ "${MMT_LIGHT:-0}" != 1 ]; then
 	sect "sparse falls to 0"

@@ -278,8 +278,9 @@ static int rules_from_args(const char *verb, int argc, char **argv, struct mmt_p
 				if (!n || out[n - 1].order[0])
 					rc = usage_err(verb, "'%.40s' without a key (comm=, pid=, cgroup=, file=, vma=, madv=) before it", tok);
 				else if (strcmp(o, "default") && strcmp(o, "auto") &&
-					 mmt_parse_long(o, 0, maxo, &v))
-					rc = usage_err(verb, "order '%.40s': want 0..%d, 'default' or 'auto'", o, maxo);
+					 (strncmp(o, "auto:", 5) ? mmt_parse_long(o, 0, maxo, &v) :
+					  mmt_parse_long(o + 5, 0, maxo, &v)))
+					rc = usage_err(verb, "order '%.40s': want 0..%d, 'default', 'auto' or 'auto:N'", o, maxo);
 				else
 					snprintf(out[n - 1].order, sizeof(out[n - 1].order), "%s", o);
 			} else if (!strchr(tok, '=')) {

@@ -107,6 +107,10 @@ static void save_conf(char *conf, size_t len, int order)
 	param_value("mapped_enable", v, sizeof(v));
 	if (!strcmp(v, "1"))
 		strcat(opt, " mapped_enable=1");
+	/* what an order=auto rule learns from, and judges with after a reboot */
+	param_value("usefulness_enable", v, sizeof(v));
+	if (!strcmp(v, "1"))
+		strcat(opt, " usefulness_enable=1");
 	param_value("pfn_valid/mode", v, sizeof(v));
 	if (v[0] && strcmp(v, "off") && strspn(v, "abcdefghijklmnopqrstuvwxyz") == strlen(v))
 		cat_text(opt, sizeof(opt), " pfn_valid_mode=%s", v);
@@ -145,7 +149,14 @@ static int save_policy(char *pol, size_t len)
 				skipped++;
 				continue;
 			}
-			if (cat_text(pol, len, "%s order=%s\n", ps->r[i].match, ps->r[i].order)) {
+			/*
+			 * an auto rule as auto:N, N the order it learned: it
+			 * starts there after a reboot, not at the default
+			 */
+			if (mmt_prule_is_auto(&ps->r[i]) && mmt_prule_order(&ps->r[i]) >= 0 ?
+			    cat_text(pol, len, "%s order=auto:%d\n", ps->r[i].match,
+				     mmt_prule_order(&ps->r[i])) :
+			    cat_text(pol, len, "%s order=%s\n", ps->r[i].match, ps->r[i].order)) {
 				free(ps);
 				fprintf(stderr, PROG ": save: the policy does not fit %d bytes\n", LOAD_MAX);
 				return MMT_EXIT_FAIL;

@@ -130,6 +130,26 @@ static int read_array(const char *dir, const char *name,
 	return n;
 }
 
+#define WORD_MAX	24	/* a u64 in decimal, or "-" */
+
+/*
+ * An array of words (a number or "-") into w: how many, or -1 where the
+ * file is missing (a module from before it).
+ */
+static int read_words(const char *dir, const char *name,
+		      char (*w)[WORD_MAX], int max)
+{
+	char buf[VAL_MAX], *tok, *save = NULL;
+	int n = 0;
+
+	if (sysfs_value(dir, name, buf, sizeof(buf)))
+		return -1;
+	for (tok = strtok_r(buf, " \t\n", &save); tok && n < max;
+	     tok = strtok_r(NULL, " \t\n", &save))
+		snprintf(w[n++], WORD_MAX, "%s", tok);
+	return n;
+}
+
 static void put_kv(struct out *o, const char *dir, const char *name)
 {
 	char v[VAL_MAX];
@@ -183,12 +203,43 @@ static void put_ctr(struct out *o, const unsigned long long *h, int nh,
 		put(o, "-");
 }
 
+/* The per-rule words of sysfs policy/ beyond hits, pages and orders. */
+enum { PW_PREF, PW_UNT, PW_RAISED, PW_LOWERED, PW_LEARNED, PW_USEFUL, PW_NR };
+static const char *const pw_names[PW_NR] = {
+	"prefaulted", "untouched", "raised", "lowered", "learned", "useful",
+};
+
+/*
+ * Rule i's fields after hits and pages, as debugfs shows them: its
+ * usefulness counts (once counted), then an auto rule's order (order,
+ * or -1 for none) and the rest, from words w (nw of each).
+ */
+static void put_rule_words(struct out *o, char (*w)[64][WORD_MAX],
+			   const int *nw, int i, long long order)
+{
+	int k;
+
+	if (i < nw[PW_PREF] && i < nw[PW_UNT] &&
+	    (strcmp(w[PW_PREF][i], "0") || strcmp(w[PW_UNT][i], "0")))
+		put(o, " prefaulted=%s untouched=%s", w[PW_PREF][i], w[PW_UNT][i]);
+	if (order < 0)
+		return;
+	put(o, " auto_order=%lld", order);
+	for (k = PW_RAISED; k < PW_NR; k++)
+		if (i >= nw[k])
+			return;		/* a module from before them */
+	put(o, " raised=%s lowered=%s learned=%s useful=%s%s", w[PW_RAISED][i],
+	    w[PW_LOWERED][i], w[PW_LEARNED][i], w[PW_USEFUL][i],
+	    strcmp(w[PW_USEFUL][i], "-") ? "%" : "");
+}
+
 /* The debugfs policy text: header comments, then each rule and its counters. */
 static int read_policy(struct out *o)
 {
 	static unsigned long long h[2], hits[64], pages[64], orders[64];
+	static char w[PW_NR][64][WORD_MAX];
 	char v[VAL_MAX], rules[VAL_MAX], p[PATH_MAX], *line, *save;
-	int nh, np, no, i = 0, n = 0;
+	int nh, np, no, nw[PW_NR], i = 0, n = 0, k;
 
 	param_path(p, sizeof(p), "policy");
 	if (read_value(p, rules, sizeof(rules)) ||
@@ -223,11 +274,14 @@ static int read_policy(struct out *o)
 	np = read_array("policy", "pages", pages, 64);
 	/* a module before policy/orders: auto rules without their order */
 	no = read_array("policy", "orders", orders, 64);
+	for (k = 0; k < PW_NR; k++)
+		nw[k] = read_words("policy", pw_names[k], w[k], 64);
 	for (line = strtok_r(rules, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		int is_auto = strstr(line, " order=auto") != NULL;
+
 		put(o, "%s #", line);
 		put_ctr(o, hits, nh, pages, np, i);
-		if (i < no && strstr(line, " order=auto"))
-			put(o, " auto_order=%llu", orders[i]);
+		put_rule_words(o, w, nw, i, i < no && is_auto ? (long long)orders[i] : -1);
 		put(o, "\n");
 		i++;
 	}

@@ -19,9 +19,10 @@ static const char *const auto_keys[MMT_PA_NR] = {
 	[MMT_PA_LOWERED] = "lowered=", [MMT_PA_LEARNED] = "learned=",
 };
 
+/* order=auto, or auto:N (auto starting at N: what `save` writes) */
 int mmt_prule_is_auto(const struct mmt_prule *r)
 {
-	return !strcmp(r->order, "auto");
+	return !strcmp(r->order, "auto") || !strncmp(r->order, "auto:", 5);
 }
 
 int mmt_prule_maps(const struct mmt_prule *r)
