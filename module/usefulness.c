@@ -815,6 +815,16 @@ static int useful_init(struct dentry *dir)
 	useful_state = USEFUL_READY;
 	if (pending_enable > 0)
 		ret = useful_set_locked(true);
+	/*
+	 * Not on this kernel (PREEMPT_RT, no PTE setter hook): a setting
+	 * saved where it worked (mmtunectl save) must not cost the module
+	 * its load and every other setting with it.
+	 */
+	if (ret == -EOPNOTSUPP || ret == -ENODEV) {
+		pr_info("usefulness_enable=1 at load: not available on this kernel (%d), loading without it\n",
+			ret);
+		ret = 0;
+	}
 	if (ret)
 		useful_state = USEFUL_GONE;
 	mutex_unlock(&useful_lock);

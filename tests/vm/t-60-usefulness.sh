@@ -80,6 +80,10 @@ if [ "$avail" != available ]; then
 	if err=$(wr $UE 1); then fail "enable accepted where $avail"; else
 		ok "enable refused where $avail: ${err##*: }"; fi
 	expect_eq "still off" "$(cat $UE)" 0
+	# a setting saved where it worked (mmtunectl save) costs no load here
+	unload_module
+	check "load with usefulness_enable=1 where $avail: it loads" load_module usefulness_enable=1
+	expect_eq "loaded without it" "$(cat $UE)" 0
 	echo "# usefulness $avail on $(uname -m): ground-truth checks not run"
 	exit 0
 fi
