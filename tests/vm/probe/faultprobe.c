@@ -25,12 +25,16 @@
  * starts K pages past the aligned address: a window of fault-around's,
  * aligned in the address space, then straddles the file's large folios.
  * With $FAULTPROBE_RANDOM set, the mapping is madvise(MADV_RANDOM)'d.
+ * With $FAULTPROBE_UID=N it first becomes user and group N (no other
+ * groups), before it opens FILE: another user's process, which may
+ * read a world-readable file and name itself as it likes.
  */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -102,6 +106,14 @@ int main(int argc, char **argv)
 	if (argc < 2) {
 		fprintf(stderr, "usage: faultprobe FILE [ALIGN [THREAD]]\n");
 		return 2;
+	}
+	if (getenv("FAULTPROBE_UID")) {
+		unsigned long id = strtoul(getenv("FAULTPROBE_UID"), NULL, 0);
+
+		if (setgroups(0, NULL) || setgid((gid_t)id) || setuid((uid_t)id)) {
+			perror("faultprobe: FAULTPROBE_UID");
+			return 1;
+		}
 	}
 	fd = open(argv[1], O_RDONLY);
 	if (fd < 0 || fstat(fd, &st)) {
