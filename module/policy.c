@@ -541,10 +541,13 @@ void notrace mmtune_policy_prefaulted(struct mm_struct *mm, unsigned int n)
 	 * Its order applies (the writer chose it for whatever matches), but
 	 * it teaches nothing, takes no slot (so it cannot evict a vouched
 	 * process's) and costs the live walk nothing.  A process that had a
-	 * slot and is no longer vouched for (a setuid() since) drops it.
+	 * slot and is no longer vouched for (a setuid() since) drops it; a
+	 * fault in another process's memory, or a kernel thread's, leaves
+	 * that process's alone.
 	 */
-	this_cpu_add(set->ctr[idx].untrusted,
-		     n + mmtune_auto_drop(mm, r->au.id));
+	if (mm == current->mm && !(current->flags & PF_KTHREAD))
+		n += mmtune_auto_drop(mm, r->au.id);
+	this_cpu_add(set->ctr[idx].untrusted, n);
 }
 
 /*

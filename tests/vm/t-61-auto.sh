@@ -332,13 +332,19 @@ expect_eq "per mapping: the seq reader's file at max_order, the sparse one's at 
 expect_eq "per mapping: fa only raised, fb only lowered" "$(fr fa lowered) $(fr fb raised)" "0 0"
 # Ground truth once both have ended: each rule learned every page it
 # pre-mapped (prefaulted counts them at the fault, for the rule matched),
-# none of another's. With one slot per process (the rules' counts
+# none of another's, but those of calls it does not learn from
+# (untrusted=: another user's, a call in another process's memory). With one slot per process (the rules' counts
 # mixed), the comm= rule lost its start-up's pages to fa's and fb's.
 kill $mpa $mpb 2>/dev/null; wait $mpa $mpb 2>/dev/null
 la=$(fr fa learned) lb=$(fr fb learned) lc=$(fl learned)
-echo "# per mapping, learned: fa $la, fb $lb, comm=fplive $lc"
+echo "# per mapping, learned: fa $la, fb $lb, comm=fplive $lc; untrusted: $(fr fa untrusted) $(fr fb untrusted) $(fl untrusted)"
+# mine FILE|-: a rule's pre-mapped pages less its untrusted ones
+mine() {
+	if [ "$1" = - ]; then echo $(($(fl prefaulted) - $(fl untrusted)))
+	else echo $(($(fr "$1" prefaulted) - $(fr "$1" untrusted))); fi
+}
 expect_eq "per mapping: each rule learned the pages it pre-mapped, fa fb comm=" \
-	"$la $lb $lc" "$(fr fa prefaulted) $(fr fb prefaulted) $(fl prefaulted)"
+	"$la $lb $lc" "$(mine fa) $(mine fb) $(mine -)"
 [ "${lc:-0}" -gt 0 ] 2>/dev/null && [ $((lc * 4)) -lt "${la:-0}" ] &&
 	ok "per mapping: the comm= rule learned its start-up's $lc pages, fa's rule $la" ||
 	fail "per mapping: the comm= rule learned '${lc:-}' pages, fa's rule '${la:-}'"
@@ -378,6 +384,8 @@ impostor() {
 		fail "impostor: $(cat "$WORK/imp")"
 	sleep 1.3
 }
+grep -q FAULTPROBE_UID "$FPA" && ok "the probe runs as another user (FAULTPROBE_UID)" ||
+	fail "$FPA has no FAULTPROBE_UID: an older probe, its impostor would run as root"
 chmod 0755 "$WORK"; chmod 0644 "$WORK/fa" "$WORK/fb"
 cp "$FPA" "$WORK/victim"
 check "comm=victim order=auto" victim $((MAX - 1))
