@@ -25,7 +25,9 @@
  * per process and auto rule: a process whose mappings fall under two
  * auto rules (a comm= rule's, a file= rule's) teaches each its own pages.
  * A process that takes over a slot still in use by a live process drops
- * that process's counts (counted: mmtune_auto_lost()).
+ * that process's counts (counted: mmtune_auto_lost()).  Only the
+ * processes a rule learns from take slots (policy.c's auto_vouched()):
+ * another user's processes, however many, evict none.
  *
  * The judgement, at policy.c's poll (every second), once the rule's ended
  * processes pre-mapped AUTO_MIN_PAGES since the last one: useful =
@@ -221,6 +223,31 @@ void notrace mmtune_auto_mapped(const struct mm_struct *mm, unsigned long id,
 	s->p += n;
 	s->p_all += n;
 	raw_spin_unlock(&s->lock);
+}
+
+/*
+ * @mm, a process the auto rule @id no longer learns from (policy.c's
+ * auto_vouched(): it changed its uids since it took its slot), lets its
+ * slot for @id go, if it has one: what it counted is dropped, so none of
+ * it is handed over and the live walk passes it by.  The pages it had
+ * pre-mapped so far, or 0.  Read without the lock first, as the fault
+ * path's own lookup: most calls find another process's slot.
+ */
+u64 notrace mmtune_auto_drop(const struct mm_struct *mm, unsigned long id)
+{
+	struct auto_slot *s = slot_of(mm, id);
+	u64 n = 0;
+
+	if (READ_ONCE(s->mm) != mm)
+		return 0;
+	raw_spin_lock(&s->lock);
+	if (s->mm == mm && s->id == id && !s->ended) {
+		slot_fold(s);
+		n = s->p;
+		slot_take(s, NULL, 0);
+	}
+	raw_spin_unlock(&s->lock);
+	return n;
 }
 
 /*

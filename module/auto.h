@@ -30,6 +30,7 @@ bool mmtune_auto_judge(struct mmtune_auto *a, u64 p, u64 u, u64 runs,
 /* Per process: what a process of an auto rule pre-mapped and left. */
 void mmtune_auto_mapped(const struct mm_struct *mm, unsigned long id,
 			unsigned int n);
+u64 mmtune_auto_drop(const struct mm_struct *mm, unsigned long id);
 bool mmtune_auto_owns(const struct mm_struct *mm, unsigned long id);
 bool mmtune_auto_unmapped(struct mm_struct *mm, unsigned long id,
 			  unsigned long n, u64 *p, u64 *u, u64 *runs);

@@ -48,6 +48,7 @@
  */
 #include <linux/cache.h>
 #include <linux/cgroup.h>
+#include <linux/cred.h>
 #include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/hash.h>
@@ -488,6 +489,36 @@ static void notrace policy_mapped(struct mmtune_hook_call *c)
 }
 
 /*
+ * Whether the auto rule @r learns from the current task's pre-mapped
+ * pages in @mm: a process of the user its writer vouched for (the
+ * writer's effective uid, or learn_uid=), its real and effective uids
+ * both, so that neither a process another user started (a setuid
+ * program: its arguments, its files are that user's) nor one running
+ * as another user teaches it; in its own mm (get_user_pages of another
+ * process's, as ptrace and process_vm_readv do, is not that process
+ * reading; nor a kernel thread's faults in a process's memory, as
+ * vhost's, which that process's user steers).  A comm=, file=, vma= or
+ * madv= key is no such boundary: any user may name a process so, map a
+ * world-readable file, or madvise.  The task's own objective
+ * credentials: only it changes them, so they are read without a lock.
+ * Only auto rules' calls, with the usefulness measurement on, ask.
+ */
+static __always_inline bool auto_vouched(const struct policy_rule *r,
+					 const struct mm_struct *mm)
+{
+	const struct cred *cred;
+
+	if (r->learn_any)
+		return true;
+	/* a kernel thread in a process's memory (vhost) works for its user */
+	if (mm != current->mm || (current->flags & PF_KTHREAD))
+		return false;
+	cred = current_real_cred();
+	return uid_eq(cred->uid, r->learn_uid) &&
+	       uid_eq(cred->euid, r->learn_uid);
+}
+
+/*
  * usefulness.c's counts per rule, with preemption off: pages fault-around
  * pre-mapped in @mm, for the rule the task's last filemap_map_pages call
  * matched (as policy_mapped), and pre-mapped pages found untouched at
@@ -499,12 +530,29 @@ void notrace mmtune_policy_prefaulted(struct mm_struct *mm, unsigned int n)
 {
 	struct policy_set *set = rcu_dereference_sched(policy);
 	int idx = set ? slot_read(set) : -1;
+	const struct policy_rule *r;
 
 	if (idx < 0 || (unsigned int)idx > set->nr)
 		return;
 	this_cpu_add(set->ctr[idx].prefaulted, n);
-	if (idx < set->nr && set->rule[idx].is_auto)
-		mmtune_auto_mapped(mm, set->rule[idx].au.id, n);
+	if (idx == set->nr || !set->rule[idx].is_auto)
+		return;
+	r = &set->rule[idx];
+	if (likely(auto_vouched(r, mm))) {
+		mmtune_auto_mapped(mm, r->au.id, n);
+		return;
+	}
+	/*
+	 * Its order applies (the writer chose it for whatever matches), but
+	 * it teaches nothing, takes no slot (so it cannot evict a vouched
+	 * process's) and costs the live walk nothing.  A process that had a
+	 * slot and is no longer vouched for (a setuid() since) drops it; a
+	 * fault in another process's memory, or a kernel thread's, leaves
+	 * that process's alone.
+	 */
+	if (mm == current->mm && !(current->flags & PF_KTHREAD))
+		n += mmtune_auto_drop(mm, r->au.id);
+	this_cpu_add(set->ctr[idx].untrusted, n);
 }
 
 /*
@@ -651,6 +699,7 @@ static void ctr_sum(const struct policy_set *set, unsigned int idx,
 		sum->auto_p += READ_ONCE(c->auto_p);
 		sum->auto_u += READ_ONCE(c->auto_u);
 		sum->auto_runs += READ_ONCE(c->auto_runs);
+		sum->untrusted += READ_ONCE(c->untrusted);
 	}
 }
 
@@ -666,7 +715,9 @@ static const struct policy_rule *auto_before(const struct policy_set *cur,
 	for (i = 0; cur && i < cur->nr; i++) {
 		c = &cur->rule[i];
 		if (!c->is_auto || c->kind != r->kind || c->inode != r->inode ||
-		    c->vma != r->vma || c->madv_random != r->madv_random)
+		    c->vma != r->vma || c->madv_random != r->madv_random ||
+		    c->learn_any != r->learn_any ||
+		    !uid_eq(c->learn_uid, r->learn_uid))
 			continue;
 		if ((r->kind == RULE_COMM && !memcmp(c->comm, r->comm, sizeof(r->comm))) ||
 		    (r->kind == RULE_PID && c->pid == r->pid) ||
@@ -868,8 +919,9 @@ static void policy_poll(struct work_struct *work)
 
 /*
  * An auto rule's order in force, its changes, the pages its ended
- * processes pre-mapped (what it learned from) and the last judgement's
- * useful share.
+ * processes pre-mapped (what it learned from), the last judgement's
+ * useful share and the pages it left out (processes it does not learn
+ * from).
  */
 static void show_auto(struct seq_file *m, const struct mmtune_auto *a,
 		      const struct policy_ctr *c)
@@ -880,6 +932,7 @@ static void show_auto(struct seq_file *m, const struct mmtune_auto *a,
 		seq_putc(m, '-');
 	else
 		seq_printf(m, "%d.%d%%", a->useful / 10, a->useful % 10);
+	seq_printf(m, " untrusted=%llu", c->untrusted);
 }
 
 static void show_ctr(struct seq_file *m, const struct policy_set *set,

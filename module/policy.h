@@ -13,6 +13,7 @@
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/types.h>
+#include <linux/uidgid.h>
 
 #include "auto.h"
 
@@ -66,6 +67,14 @@ struct policy_rule {
 	char *file;			/* file=: as written */
 	enum rule_vma vma;		/* vma= */
 	bool madv_random;		/* madv=random */
+	/*
+	 * order=auto: whose processes it learns from (learn_uid=, else the
+	 * writer's effective uid): those whose real and effective uids are
+	 * both @learn_uid, or every process with @learn_any
+	 */
+	bool learn_any;
+	bool learn_given;		/* learn_uid= written: parsing only */
+	kuid_t learn_uid;
 };
 
 struct policy_ctr {
@@ -76,6 +85,7 @@ struct policy_ctr {
 	u64 auto_p;		/* auto.c's: pre-mapped by ended processes */
 	u64 auto_u;		/* and left untouched by them */
 	u64 auto_runs;		/* those processes */
+	u64 untrusted;		/* pre-mapped by processes it does not learn from */
 };
 
 /*

@@ -8,6 +8,7 @@
  * are docs/policy.md's; policy.c installs the sets and runs them.
  */
 #include <linux/cgroup.h>
+#include <linux/cred.h>
 #include <linux/dcache.h>
 #include <linux/fs.h>
 #include <linux/kernel.h>
@@ -21,6 +22,7 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/uidgid.h>
 
 #include "mmtune.h"
 #include "compat.h"
@@ -370,6 +372,33 @@ static int parse_map_key(const char *key, const char *val,
 	return ret;
 }
 
+/*
+ * learn_uid=UID|any: whose processes an auto rule learns from.  The uid
+ * as the writer's user namespace names it; kept as the kernel's own.
+ */
+static int parse_learn_uid(const char *val, struct policy_rule *r,
+			   unsigned int line)
+{
+	unsigned int n;
+	kuid_t uid;
+
+	if (r->learn_given)
+		return policy_reject(line, "learn_uid= given twice");
+	r->learn_given = true;
+	if (!strcmp(val, "any")) {
+		r->learn_any = true;
+		return 0;
+	}
+	if (!*val || strspn(val, "0123456789") != strlen(val) ||
+	    kstrtouint(val, 10, &n))
+		return policy_reject(line, "learn_uid '%s': want a user id or 'any'", val);
+	uid = make_kuid(current_user_ns(), n);
+	if (!uid_valid(uid))
+		return policy_reject(line, "learn_uid %u: not a user of this namespace", n);
+	r->learn_uid = uid;
+	return 0;
+}
+
 /* One rule: "KEY=VALUE ... order=N" in any order, blanks between. */
 int policy_parse_rule(char *text, struct policy_rule *r, unsigned int line,
 		      const struct policy_set *cur)
@@ -401,6 +430,12 @@ int policy_parse_rule(char *text, struct policy_rule *r, unsigned int line,
 			have_order = true;
 			continue;
 		}
+		if (!strcmp(tok, "learn_uid")) {
+			ret = parse_learn_uid(val, r, line);
+			if (ret)
+				return ret;
+			continue;
+		}
 		ret = parse_map_key(tok, val, r, line, cur);
 		if (ret <= 0) {
 			if (ret)
@@ -427,6 +462,16 @@ int policy_parse_rule(char *text, struct policy_rule *r, unsigned int line,
 		r->kind = RULE_ANY;
 	if (!have_order)
 		return policy_reject(line, "no order=");
+	if (r->learn_given && !r->is_auto)
+		return policy_reject(line, "learn_uid= without order=auto");
+	/*
+	 * Whom the writer vouches for: what an auto rule learns from its
+	 * processes is theirs to steer (a process's name, the files it
+	 * maps and how it reads them are its user's choice), so by default
+	 * only the writer's own user's processes teach it.
+	 */
+	if (r->is_auto && !r->learn_given)
+		r->learn_uid = current_euid();
 	return 0;
 }
 
@@ -501,6 +546,21 @@ static void policy_show_map_keys(struct seq_file *m, const struct policy_rule *r
 		seq_printf(m, "%smadv=random", sep);
 }
 
+/*
+ * An auto rule's learn_uid=, unless it is root's (what root's writes
+ * without one get): as the reader's user namespace names it.
+ */
+static void policy_show_learn(struct seq_file *m, const struct policy_rule *r)
+{
+	if (!r->is_auto)
+		return;
+	if (r->learn_any)
+		seq_puts(m, " learn_uid=any");
+	else if (!uid_eq(r->learn_uid, GLOBAL_ROOT_UID))
+		seq_printf(m, " learn_uid=%u",
+			   from_kuid_munged(current_user_ns(), r->learn_uid));
+}
+
 /* The rule as it is written (task key first), without a newline. */
 void policy_show_rule_text(struct seq_file *m, const struct policy_rule *r)
 {
@@ -518,6 +578,7 @@ void policy_show_rule_text(struct seq_file *m, const struct policy_rule *r)
 		break;
 	}
 	policy_show_map_keys(m, r);
+	policy_show_learn(m, r);
 	if (r->is_auto)
 		seq_puts(m, " order=auto");
 	else

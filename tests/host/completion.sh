@@ -56,7 +56,9 @@ completion_host() {
 	c=$(comp mmtunectl policy set comm=foo order=a)
 	expect_line "completion: policy order=a: order=auto, once" "mmtunectl policy set comm=foo order=auto "
 	c=$(comp mmtunectl policy set comm=foo order=auto "")
-	[ "$c" = "comm= pid= cgroup= file= vma= madv=" ] && ok "completion: policy set: a next rule after order=auto" || fail "completion: policy set after an auto rule: '$c'"
+	c2=$(comp mmtunectl policy set comm=foo order=auto learn_uid=a)
+	[ "$c2" = any ] && ok "completion: policy learn_uid=a: any" || fail "completion: policy learn_uid=a: '$c2'"
+	[ "$c" = "comm= pid= cgroup= file= vma= madv= learn_uid=" ] && ok "completion: policy set: a next rule or learn_uid= after order=auto" || fail "completion: policy set after an auto rule: '$c'"
 	c=$(comp mmtunectl policy set comm=foo order=$max "")
 	[ "$c" = "comm= pid= cgroup= file= vma= madv=" ] && ok "completion: policy set: a next rule after order=$max" || fail "completion: policy set after a rule: '$c'"
 	c=$(comp mmtunectl policy del "")

@@ -565,13 +565,13 @@ suite_policy_auto() {
 	local pol want
 	fresh
 	pol=$T/policy
-	want=$(printf 'comm=keep order=3\ncomm=cc1 order=auto\npid=1 order=auto')
+	want=$(printf 'comm=keep order=3\ncomm=cc1 order=auto\npid=1 learn_uid=999 order=auto')
 	cp "$FIX/policy-auto.txt" "$pol"
 	t_rc "policy auto: show" 0 "$CTL" policy show
 	t_grep "policy auto: show: the auto fields after the counters" out \
 		'^comm=cc1 +order=auto +# +1200 +9600 auto_order=5 raised=2 lowered=1 useful=87\.5% learned=8400$'
-	t_grep "policy auto: show: no judgement yet is useful=-" out \
-		'^pid=1 +order=auto +# +0 +- auto_order=4 raised=0 lowered=0 useful=- learned=0$'
+	t_grep "policy auto: show: no judgement yet is useful=-; learn_uid= a key, untrusted= last" out \
+		'^pid=1 learn_uid=999 +order=auto +# +0 +- auto_order=4 raised=0 lowered=0 useful=- learned=0 untrusted=77$'
 	t_grep "policy auto: show: other rules as before" out '^comm=keep +order=3 +# +1 +-$'
 	cp "$W/out" "$W/show-auto.pol"
 	t_rc "policy auto: show output loads back" 0 "$CTL" policy load "$W/show-auto.pol"
@@ -586,7 +586,7 @@ suite_policy_auto() {
 	t_json "policy auto: --json: order \"auto\" and the auto object" \
 		'd["rules"][1]["order"] == "auto" and d["rules"][1]["auto"] == {"order": 5, "raised": 2, "lowered": 1, "learned": 8400, "useful_pct": 87.5} and d["rules"][1]["hits"] == 1200 and d["rules"][1]["pages"] == 9600'
 	t_json "policy auto: --json: useful_pct null before a judgement" \
-		'd["rules"][2]["auto"] == {"order": 4, "raised": 0, "lowered": 0, "learned": 0, "useful_pct": None} and d["rules"][2]["pages"] is None'
+		'd["rules"][2]["auto"] == {"order": 4, "raised": 0, "lowered": 0, "learned": 0, "untrusted": 77, "useful_pct": None} and d["rules"][2]["pages"] is None and d["rules"][2]["keys"] == {"pid": "1", "learn_uid": "999"}'
 	t_json "policy auto: --json: other rules unchanged" \
 		'd["rules"][0] == {"match": "comm", "value": "keep", "keys": {"comm": "keep"}, "order": 3, "hits": 1, "pages": None, "exited": False}'
 	# a rule of several keys: match and value its first, keys all of them
@@ -638,6 +638,15 @@ suite_policy_auto() {
 	cp "$FIX/policy-auto.txt" "$pol"
 	for v in autox AUTO auto1 auto=1; do
 		t_rc "policy auto: set comm=x order='$v'" 2 "$CTL" policy set "comm=x" "order=$v"
+	done
+	# learn_uid=: after order=auto too, in the module's place; not on a fixed order
+	cp "$FIX/policy-auto.txt" "$pol"
+	t_rc "policy auto: set comm=x order=auto learn_uid=999" 0 "$CTL" policy set comm=x order=auto learn_uid=999
+	t_file "policy auto: learn_uid= written before order=" "$pol" "comm=x learn_uid=999 order=auto"
+	cp "$FIX/policy-auto.txt" "$pol"
+	for v in "comm=x order=2 learn_uid=0" "comm=x learn_uid=x order=auto" "comm=x learn_uid=-1 order=auto" "learn_uid=0 order=auto"; do
+		# shellcheck disable=SC2086 # the words of the rule
+		t_rc "policy auto: set $v: refused" 2 "$CTL" policy set $v
 	done
 	run "$CTL" policy set comm=x order=autox
 	t_grep "policy auto: a bad order names auto" err "order 'autox': want 0\.\.9, 'default', 'auto' or 'auto:N'"

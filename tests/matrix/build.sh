@@ -86,16 +86,20 @@ case $vm in "$KVER "*) ;; *) mdie "$cell: vermagic '$vm' is not $KVER" ;; esac
 
 # The static probes (tests/vm/probe) and tools, once per arch: one cell of
 # the arch at a time builds or checks them (check-matrix runs cells side by
-# side).
+# side). A probe is named by its source's content: trees with different
+# probes (worktrees sharing this cache) each get their own, where a name
+# per arch with a time test gave one tree's newer build to another (a
+# faultprobe without the FAULTPROBE_UID of the tree that ran it).
 exec 6>"$MX/.tools-$BASE_ARCH.lock"
 flock 6
-probe=$MX/probe-$BASE_ARCH
-kcore=$MX/kcoreprobe-$BASE_ARCH
-flip=$MX/policyflip-$BASE_ARCH
-stall=$MX/stallprobe-$BASE_ARCH
+psum() { sha256sum "$MMT_TOP/tests/vm/probe/$1.c" | cut -c1-16; }
+probe=$MX/probe-$BASE_ARCH-$(psum faultprobe)
+kcore=$MX/kcoreprobe-$BASE_ARCH-$(psum kcoreprobe)
+flip=$MX/policyflip-$BASE_ARCH-$(psum policyflip)
+stall=$MX/stallprobe-$BASE_ARCH-$(psum stallprobe)
 for p in "$probe:faultprobe" "$kcore:kcoreprobe" "$flip:policyflip" "$stall:stallprobe"; do
 	bin=${p%%:*} src=$MMT_TOP/tests/vm/probe/${p#*:}.c
-	if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ]; then
+	if [ ! -x "$bin" ]; then
 		${cross}gcc -O2 -static -pthread -o "$bin.tmp" "$src" >> "$log" 2>&1 ||
 			{ tail -n 5 "$log" >&2; mdie "cannot build the static ${p#*:} for $BASE_ARCH"; }
 		mv "$bin.tmp" "$bin"

@@ -119,9 +119,12 @@ int read_policy(struct mmt_policy *ps)
 
 int rule_match(const struct mmt_prule *r, long *pid, const char **val)
 {
+	static char first[MMT_MATCH_LEN];	/* the first key's value, until the next call */
 	const char *m = r->match, *eq = strchr(m, '=');
 
-	*val = eq ? eq + 1 : m;
+	/* up to the next key (an auto rule's learn_uid=): no value holds a blank */
+	snprintf(first, sizeof(first), "%.*s", (int)strcspn(eq ? eq + 1 : m, " "), eq ? eq + 1 : m);
+	*val = first;
 	if (mmt_prule_maps(r))
 		return MATCH_MAP;
 	if (!strncmp(m, "pid=", 4))
@@ -163,7 +166,16 @@ static int check_map_key(const char *verb, const char *m, char *out, size_t len)
 		snprintf(out, len, "%s", m);
 		return 0;
 	}
-	return usage_err(verb, "'%.40s': want comm=NAME, pid=TGID, cgroup=PATH, file=PATH, vma=KIND or madv=random", m);
+	if (!strncmp(m, "learn_uid=", 10)) {
+		long uid;
+
+		if (strcmp(v, "any") && (!*v || strspn(v, "0123456789") != strlen(v) ||
+					 mmt_parse_long(v, 0, 4294967294L, &uid)))
+			return usage_err(verb, "learn_uid '%.40s': want a user id or 'any'", v);
+		snprintf(out, len, "%s", m);
+		return 0;
+	}
+	return usage_err(verb, "'%.40s': want comm=NAME, pid=TGID, cgroup=PATH, file=PATH, vma=KIND, madv=random or learn_uid=UID", m);
 }
 
 /*
@@ -223,16 +235,17 @@ int check_match(const char *verb, const char *m, char *out, size_t len)
 static int key_family(const char *k)
 {
 	return !strncmp(k, "file=", 5) ? 1 : !strncmp(k, "vma=", 4) ? 2 :
-	       !strncmp(k, "madv=", 5) ? 3 : 0;
+	       !strncmp(k, "madv=", 5) ? 3 : !strncmp(k, "learn_uid=", 10) ? 4 : 0;
 }
 
 /*
  * Add the checked key @k to @r's match, keys in the module's order (task
- * key, file=, vma=, madv=); 0, or an exit code if @r has one of its kind.
+ * key, file=, vma=, madv=, learn_uid=); 0, or an exit code if @r has one
+ * of its kind.
  */
 static int add_key(const char *verb, struct mmt_prule *r, const char *k)
 {
-	char part[4][MMT_MATCH_LEN] = { "", "", "", "" }, *w, *save = NULL;
+	char part[5][MMT_MATCH_LEN] = { "", "", "", "", "" }, *w, *save = NULL;
 	int f = key_family(k), i;
 	size_t off = 0;
 
@@ -243,7 +256,7 @@ static int add_key(const char *verb, struct mmt_prule *r, const char *k)
 				 f ? "key of that kind" : "comm=, pid= or cgroup=");
 	snprintf(part[f], MMT_MATCH_LEN, "%s", k);
 	r->match[0] = '\0';
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < 5; i++)
 		if (part[i][0])
 			off += (size_t)snprintf(r->match + off, sizeof(r->match) - off, "%s%s",
 						off ? " " : "", part[i]);
@@ -255,7 +268,8 @@ static int add_key(const char *verb, struct mmt_prule *r, const char *k)
  * argument per rule works as well as separate words); a key word (comm=,
  * pid=, cgroup=, file=, vma=, madv=) starts a rule or adds to the one
  * before it while that has no order yet; order=N (or default, or auto)
- * ends the rule before it.
+ * ends the rule before it; learn_uid= belongs to the rule before it,
+ * before or after its order=auto.
  * Returns the number of rules, or -(exit code).
  */
 static int rules_from_args(const char *verb, int argc, char **argv, struct mmt_prule *out, int max)
@@ -285,12 +299,14 @@ static int rules_from_args(const char *verb, int argc, char **argv, struct mmt_p
 					snprintf(out[n - 1].order, sizeof(out[n - 1].order), "%s", o);
 			} else if (!strchr(tok, '=')) {
 				rc = usage_err(verb, "'%.40s' is not KEY=VALUE", tok);
-			} else if (n && !out[n - 1].order[0]) {
+			} else if (n && (!out[n - 1].order[0] || !strncmp(tok, "learn_uid=", 10))) {
 				char k[MMT_MATCH_LEN];
 
 				rc = check_match(verb, tok, k, sizeof(k));
 				if (!rc)
 					rc = add_key(verb, &out[n - 1], k);
+			} else if (!strncmp(tok, "learn_uid=", 10)) {
+				rc = usage_err(verb, "'%.40s' without a key (comm=, pid=, cgroup=, file=, vma=, madv=) before it", tok);
 			} else if (n == max) {
 				rc = usage_err(verb, "more than %d rules", max);
 			} else {
@@ -305,6 +321,11 @@ static int rules_from_args(const char *verb, int argc, char **argv, struct mmt_p
 		return -rc;
 	if (n && !out[n - 1].order[0])
 		return -usage_err(verb, "rule '%.60s' has no order=N", out[n - 1].match);
+	for (i = 0; i < n; i++)
+		if (!mmt_prule_is_auto(&out[i]) && (!strncmp(out[i].match, "learn_uid=", 10) ||
+						    strstr(out[i].match, " learn_uid=")))
+			return -usage_err(verb, "rule '%.60s': learn_uid= is for order=auto (whose processes it learns from)",
+					  out[i].match);
 	return n;
 }
 
@@ -489,17 +510,24 @@ static void auto_text(char *buf, size_t len, const struct mmt_prule *r)
 		return;
 	for (i = 0; i < MMT_PA_NR; i++)
 		t[i] = ctr_text(v[i], sizeof(v[i]), r->au_seen & 1 << i, r->au[i]);
-	snprintf(buf, len, " auto_order=%s raised=%s lowered=%s useful=%s learned=%s",
+	/* untrusted= where the module shows it (modules before it did not) */
+	snprintf(buf, len, " auto_order=%s raised=%s lowered=%s useful=%s learned=%s%s%s",
 		 t[MMT_PA_ORDER], t[MMT_PA_RAISED], t[MMT_PA_LOWERED],
-		 pct_text(u, sizeof(u), r->useful, "%"), t[MMT_PA_LEARNED]);
+		 pct_text(u, sizeof(u), r->useful, "%"), t[MMT_PA_LEARNED],
+		 r->au_seen & 1 << MMT_PA_UNTRUSTED ? " untrusted=" : "",
+		 r->au_seen & 1 << MMT_PA_UNTRUSTED ? t[MMT_PA_UNTRUSTED] : "");
 }
 
-/* JSON: "auto": {order, raised, lowered, learned, useful_pct}; null: not shown. */
+/*
+ * JSON: "auto": {order, raised, lowered, learned, useful_pct}; null: not
+ * shown; "untrusted" where the module shows it.
+ */
 static void show_auto(struct out *o, const struct mmt_prule *r)
 {
 	static const char *const key[MMT_PA_NR] = {
 		[MMT_PA_ORDER] = "order", [MMT_PA_RAISED] = "raised",
 		[MMT_PA_LOWERED] = "lowered", [MMT_PA_LEARNED] = "learned",
+		[MMT_PA_UNTRUSTED] = "untrusted",
 	};
 	char pct[16];
 	int i;
@@ -508,7 +536,8 @@ static void show_auto(struct out *o, const struct mmt_prule *r)
 		return;
 	out_obj(o, "auto");
 	for (i = 0; i < MMT_PA_NR; i++)
-		out_uint(o, key[i], NULL, r->au[i], r->au_seen & 1 << i);
+		if (i != MMT_PA_UNTRUSTED || r->au_seen & 1 << i)
+			out_uint(o, key[i], NULL, r->au[i], r->au_seen & 1 << i);
 	jsonw_name(&o->jw, "useful_pct");
 	if (r->useful < 0)
 		jsonw_null(&o->jw);
@@ -538,7 +567,7 @@ static void show_keys(struct out *o, const char *match)
 static void show_rule(struct out *o, const struct mmt_prule *r, int w)
 {
 	const char *eq = strchr(r->match, '=');
-	char kind[16], val[MMT_MATCH_LEN], o_eq[32], h[32], p[32], au[160];
+	char kind[16], val[MMT_MATCH_LEN], o_eq[32], h[32], p[32], au[200];
 	long v;
 
 	snprintf(kind, sizeof(kind), "%.*s", (int)(eq - r->match), r->match);

@@ -128,13 +128,18 @@ static int current_order(const struct mmt_policy *ps, const char *comm, int maxo
 		const struct mmt_prule *r = &ps->r[i];
 		int hit = 0;
 
+		/* the process key's value: up to an auto rule's learn_uid= */
+		if (mmt_prule_maps(r))
+			continue;	/* per mapping: no process's order */
 		if (!strncmp(r->match, "comm=", 5))
-			hit = !strcmp(r->match + 5, comm);
+			hit = !strcmp(r->match + 5, comm) ||
+			      (!strncmp(r->match + 5, comm, strlen(comm)) &&
+			       !strncmp(r->match + 5 + strlen(comm), " learn_uid=", 11));
 		else if (!strncmp(r->match, "cgroup=", 7) && cg[0]) {
 			const char *p = r->match + 7;
-			size_t l = strlen(p);
+			size_t l = strcspn(p, " ");
 
-			hit = !strcmp(p, "/") || (!strncmp(cg, p, l) && (cg[l] == '/' || !cg[l]));
+			hit = (l == 1 && p[0] == '/') || (!strncmp(cg, p, l) && (cg[l] == '/' || !cg[l]));
 		}
 		if (hit) {
 			long v;

@@ -174,7 +174,9 @@ size_t mmt_json_escape(char *buf, size_t len, const char *s);
 #define MMT_MATCH_LEN	640	/* a cgroup path, a file path, the short keys */
 
 /* An order=auto rule's fields, as indexes of mmt_prule.au[] */
-enum { MMT_PA_ORDER, MMT_PA_RAISED, MMT_PA_LOWERED, MMT_PA_LEARNED, MMT_PA_NR };
+enum { MMT_PA_ORDER, MMT_PA_RAISED, MMT_PA_LOWERED, MMT_PA_LEARNED,
+       MMT_PA_UNTRUSTED,	/* pages of processes it does not learn from */
+       MMT_PA_NR };
 
 struct mmt_prule {
 	char match[MMT_MATCH_LEN];	/* its keys as the module shows them, blanks between */

@@ -17,6 +17,7 @@
 static const char *const auto_keys[MMT_PA_NR] = {
 	[MMT_PA_ORDER] = "auto_order=", [MMT_PA_RAISED] = "raised=",
 	[MMT_PA_LOWERED] = "lowered=", [MMT_PA_LEARNED] = "learned=",
+	[MMT_PA_UNTRUSTED] = "untrusted=",
 };
 
 /* order=auto, or auto:N (auto starting at N: what `save` writes) */

@@ -138,15 +138,16 @@ static int rule_matches(const struct mmt_prule *r, const char *comm, const char 
 
 	if (mmt_prule_maps(r))
 		return -1;
+	/* the process key's value: up to an auto rule's learn_uid=, if any */
 	if (!strncmp(m, "comm=", 5))
-		return !strcmp(m + 5, comm);
+		return strcspn(m + 5, " ") == strlen(comm) && !strncmp(m + 5, comm, strlen(comm));
 	if (!strncmp(m, "pid=", 4))
 		return atol(m + 4) == (long)getpid();
 	if (strncmp(m, "cgroup=", 7))
 		return 0;
 	m += 7;
-	n = strlen(m);
-	return !strcmp(m, "/") || (!strncmp(cg, m, n) && (cg[n] == 0 || cg[n] == '/'));
+	n = strcspn(m, " ");
+	return (n == 1 && m[0] == '/') || (!strncmp(cg, m, n) && (cg[n] == 0 || cg[n] == '/'));
 }
 
 /*

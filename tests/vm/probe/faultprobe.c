@@ -28,12 +28,16 @@
  * With $FAULTPROBE_CGROUP=DIR it makes the cgroup DIR and moves itself
  * into it just before its loop, microseconds before its first fault: a
  * service whose cgroup is made again as it starts.
+ * With $FAULTPROBE_UID=N it first becomes user and group N (no other
+ * groups), before it opens FILE: another user's process, which may
+ * read a world-readable file and name itself as it likes.
  */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -125,6 +129,14 @@ int main(int argc, char **argv)
 	if (argc < 2) {
 		fprintf(stderr, "usage: faultprobe FILE [ALIGN [THREAD]]\n");
 		return 2;
+	}
+	if (getenv("FAULTPROBE_UID")) {
+		unsigned long id = strtoul(getenv("FAULTPROBE_UID"), NULL, 0);
+
+		if (setgroups(0, NULL) || setgid((gid_t)id) || setuid((uid_t)id)) {
+			perror("faultprobe: FAULTPROBE_UID");
+			return 1;
+		}
 	}
 	fd = open(argv[1], O_RDONLY);
 	if (fd < 0 || fstat(fd, &st)) {
