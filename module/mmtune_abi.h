@@ -137,7 +137,7 @@ static const char *const mmt_abi_latency[] __maybe_unused = {
 static const char *const mmt_abi_policy[] __maybe_unused = {
 	"rules", "default_hits", "default_pages", "hits", "pages", "orders",
 	"prefaulted", "untouched", "raised", "lowered", "learned", "useful",
-	NULL
+	"untrusted", NULL
 };
 
 /*

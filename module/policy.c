@@ -1301,6 +1301,8 @@ static int sysfs_rule_value(char *buf, int at, const char *what,
 		return sysfs_emit_at(buf, at, "%llu", a->lowered);
 	if (!strcmp(what, "learned"))
 		return sysfs_emit_at(buf, at, "%llu", c->auto_p);
+	if (!strcmp(what, "untrusted"))
+		return sysfs_emit_at(buf, at, "%llu", c->untrusted);
 	/* useful: a percentage of one decimal, as debugfs's without '%' */
 	return sysfs_emit_at(buf, at, "%d.%d", a->useful / 10, a->useful % 10);
 }

@@ -204,9 +204,11 @@ static void put_ctr(struct out *o, const unsigned long long *h, int nh,
 }
 
 /* The per-rule words of sysfs policy/ beyond hits, pages and orders. */
-enum { PW_PREF, PW_UNT, PW_RAISED, PW_LOWERED, PW_LEARNED, PW_USEFUL, PW_NR };
+enum { PW_PREF, PW_UNT, PW_RAISED, PW_LOWERED, PW_LEARNED, PW_USEFUL,
+       PW_UNTRUSTED, PW_NR };
 static const char *const pw_names[PW_NR] = {
 	"prefaulted", "untouched", "raised", "lowered", "learned", "useful",
+	"untrusted",
 };
 
 /*
@@ -225,12 +227,14 @@ static void put_rule_words(struct out *o, char (*w)[64][WORD_MAX],
 	if (order < 0)
 		return;
 	put(o, " auto_order=%lld", order);
-	for (k = PW_RAISED; k < PW_NR; k++)
+	for (k = PW_RAISED; k <= PW_USEFUL; k++)
 		if (i >= nw[k])
 			return;		/* a module from before them */
 	put(o, " raised=%s lowered=%s learned=%s useful=%s%s", w[PW_RAISED][i],
 	    w[PW_LOWERED][i], w[PW_LEARNED][i], w[PW_USEFUL][i],
 	    strcmp(w[PW_USEFUL][i], "-") ? "%" : "");
+	if (i < nw[PW_UNTRUSTED])	/* a module from before it has none */
+		put(o, " untrusted=%s", w[PW_UNTRUSTED][i]);
 }
 
 /* The debugfs policy text: header comments, then each rule and its counters. */
