@@ -134,14 +134,15 @@ else
 fi
 
 # mmtunectl shows what debugfs shows (before: through sysfs, an auto
-# rule's raised, lowered, learned and useful read "-")
+# rule's raised, lowered, learned and useful read "-"; untrusted, sysfs
+# policy/untrusted, was not there)
 sect "mmtunectl policy: an auto rule's figures"
-want="auto_order=$MAX raised=$(af raised) lowered=$(af lowered) useful=$(af useful) learned=$(af learned)"
+want="auto_order=$MAX raised=$(af raised) lowered=$(af lowered) useful=$(af useful) learned=$(af learned) untrusted=$(af untrusted)"
 "$CTL" policy > "$WORK/pol" 2>&1
 grep -q "^comm=mmstress *order=auto .* $want\$" "$WORK/pol" && ok "mmtunectl policy: $want" ||
 	fail "mmtunectl policy: want '$want': $(grep '^comm=mmstress' "$WORK/pol")"
 "$CTL" policy --json 2>&1 | tr -d ' \n' > "$WORK/pol.json"
-grep -q "\"auto\":{\"order\":$MAX,\"raised\":$(af raised),\"lowered\":$(af lowered),\"learned\":$(af learned),\"useful_pct\":${u%\%}}" "$WORK/pol.json" &&
+grep -q "\"auto\":{\"order\":$MAX,\"raised\":$(af raised),\"lowered\":$(af lowered),\"learned\":$(af learned),\"untrusted\":$(af untrusted),\"useful_pct\":${u%\%}}" "$WORK/pol.json" &&
 	ok "mmtunectl policy --json: the same figures" ||
 	fail "mmtunectl policy --json: $(grep -o '"auto":{[^}]*}' "$WORK/pol.json")"
 
