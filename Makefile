@@ -103,7 +103,7 @@ clean:
 	-test -d "$(KDIR)" && $(MAKE) -C "$(KDIR)" M="$(CURDIR)" clean
 	rm -f module/*.o module/*.ko module/*.mod module/*.mod.c module/.*.cmd \
 	      module/modules.order module/Module.symvers Module.symvers modules.order
-	cd tests/vm/livepatch && rm -f *.o *.ko *.mod *.mod.c .*.cmd modules.order Module.symvers
+	rm -f $(addprefix tests/vm/livepatch/,*.o *.ko *.mod *.mod.c .*.cmd modules.order Module.symvers)
 	if [ -d userspace ]; then $(MAKE) -C userspace clean; fi
 
 help:
