@@ -253,6 +253,66 @@ if grep -q " $CGR cgroup2 " /proc/mounts && mkdir -p $CGR/mmt-rss/sub; then
 else
 	skip "rss: cgroup= selects the processes below it" "no cgroup2"
 fi
+# stride_on_folios: readers of one page in K (16, 4, 1) of $WORK/huge/f
+# (64-page folios) under comm=fphuge order=4, judged against what each
+# did: every page it read was faulted (its minflt) or pre-mapped and
+# touched, so of the pages pre-mapped, reads - minflt were touched and the
+# truth is (reads - minflt) / prefaulted (about 5, 24 and 100 %).
+# arm64 folds 16 pages of a folio into one contiguous block with one
+# accessed bit: judged as a block, every reader read 96 % useful and
+# order=auto climbed for the reader of one page in 16; the measurement
+# splits the blocks it judges ("unfolded").  Then order=auto:4 falls
+# for that reader.  The probe's own start-up and exit (a run on a
+# one-page file) are taken off.
+stride_on_folios() {
+	local k p u p1 u1 np mf reads truth got unf lo
+	dd if=/dev/zero of="$WORK/huge/one" bs=4k count=1 status=none
+	for k in 16 4 1; do
+		pwrite "comm=fphuge order=4\n" > /dev/null
+		FAULTPROBE_STRIDE=$k "$FPH" "$WORK/huge/one" > /dev/null
+		# shellcheck disable=SC2046 # the fields, split
+		set -- $(counts comm=fphuge)
+		p1=${1:-0} u1=${2:-0}
+		unf=$(uf unfolded); unf=${unf:-0}
+		FAULTPROBE_STRIDE=$k "$FPH" "$WORK/huge/f" > "$WORK/r"
+		# shellcheck disable=SC2046
+		set -- $(cat "$WORK/r")
+		np=${2:-0} mf=${4:-0}
+		# shellcheck disable=SC2046
+		set -- $(counts comm=fphuge)
+		p=$(( ${1:-0} - 2 * p1 )) u=$(( ${2:-0} - 2 * u1 ))
+		got=$(uf unfolded); unf=$(( ${got:-0} - unf ))
+		reads=$(( (np + k - 1) / k ))
+		echo "# stride $k on 64-page folios, order 4: $reads pages read, $mf faulted; prefaulted $p untouched $u (the probe's own $p1 $u1 a run taken off); $unf contiguous blocks unfolded"
+		if [ "$p" -le 0 ] || [ "$mf" -gt "$reads" ]; then
+			fail "stride $k on large folios: nothing to judge (prefaulted $p, $mf faults for $reads reads)"
+			continue
+		fi
+		truth=$(pct "$p" $(( p - (reads - mf) )))
+		got=$(pct "$p" "$u")
+		lo=$(awk -v t="$truth" 'BEGIN { print (t > 3 ? t - 3 : 0) }')
+		if awk -v g="$got" -v t="$truth" 'BEGIN { d = g - t; exit !(d <= 3 && d >= -3) }'; then
+			ok "stride $k on large folios: useful $got %, the truth $truth % (within 3 points)"
+		else
+			fail "stride $k on large folios: useful $got %, the truth $truth % (want $lo to $truth + 3)"
+		fi
+	done
+	# order=auto from 4: one page in 16 is useless, so it falls
+	pwrite "comm=fphuge order=auto:4\n" > /dev/null
+	for k in 1 2 3; do
+		FAULTPROBE_STRIDE=16 "$FPH" "$WORK/huge/f" > /dev/null
+		sleep 1.3
+	done
+	got=$(sed -n 's/^comm=fphuge order=auto #.* auto_order=\([0-9]*\).* raised=\([0-9]*\) lowered=\([0-9]*\).*/\1 \2 \3/p' $MMT/policy)
+	echo "# auto, stride 16 on large folios: $(grep '^comm=fphuge' $MMT/policy)"
+	# shellcheck disable=SC2086 # the fields, split
+	set -- ${got:-x 0 0}
+	if [ "$1" != x ] && [ "$1" -lt 4 ] && [ "$2" = 0 ]; then
+		ok "auto, stride 16 on large folios: fell from 4 to $1"
+	else
+		fail "auto, stride 16 on large folios: order ${1:-?} raised ${2:-?} lowered ${3:-?}, want below 4, never raised"
+	fi
+}
 sect "large folios mapped whole (6.18 and later): counted, and apart"
 # From 6.18 filemap_map_pages maps the whole of a large folio its window
 # reaches: at a rule's order 0 (a window of one page) every page of the
@@ -360,6 +420,7 @@ if [ "$kmaj" -gt 6 ] || { [ "$kmaj" = 6 ] && [ "$kmin" -ge 18 ]; }; then
 		else
 			skip "whole folios straddled by windows" "$mf faults for $np pages: folios not mapped whole"
 		fi
+		stride_on_folios
 		umount "$WORK/huge"
 	else
 		fail "tmpfs huge=within_size"
