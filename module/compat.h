@@ -270,6 +270,44 @@ static __always_inline void mmtune_pte_mkold(struct vm_area_struct *vma,
 #endif
 
 /*
+ * arm64's contiguous PTEs (CONFIG_ARM64_CONTPTE, 6.9 on): the kernel folds
+ * a naturally aligned block of CONT_PTES PTEs (16 with 4 KiB pages) that
+ * map one folio into one TLB entry, and the block has one access flag:
+ * the hardware sets it in any of the block's PTEs, ptep_get() ORs it over
+ * them, ptep_test_and_clear_young() clears all of them.  A page of a
+ * folded block cannot be judged alone (one touch would mark 16 pages
+ * touched; making a pre-mapped page old would make the faulting page old
+ * too).  So the blocks of @nr PTEs from @ptep (at @addr) are unfolded
+ * first, as the kernel unfolds one before it changes a single PTE of it
+ * (a break-before-make of the block and a TLB flush of its range; its
+ * access and dirty bits go to every PTE), and then judged page by page.
+ * The caller holds the page table lock.  Returns the blocks unfolded.  The
+ * kernel folds a block again only when one of its PTEs is set anew (an
+ * mprotect, say): its pages then read as one at unmap.
+ */
+static __always_inline unsigned int mmtune_unfold(struct mm_struct *mm,
+						  unsigned long addr,
+						  pte_t *ptep, unsigned int nr)
+{
+	unsigned int n = 0;
+#ifdef CONFIG_ARM64_CONTPTE
+	unsigned int i = 0;
+	pte_t v;
+
+	while (i < nr) {
+		v = __ptep_get(ptep + i);
+		if (pte_valid_cont(v)) {
+			__contpte_try_unfold(mm, addr + i * PAGE_SIZE, ptep + i, v);
+			n++;
+		}
+		/* the next block: a block is folded or not as a whole */
+		i += CONT_PTES - (((addr >> PAGE_SHIFT) + i) & (CONT_PTES - 1));
+	}
+#endif
+	return n;
+}
+
+/*
  * The PTE table a pmd value points to; NULL if none, or a huge mapping
  * (the faulting folio's, never pre-mapped).  The caller keeps the table
  * (its mmap or VMA lock, with preemption off against a table freed by

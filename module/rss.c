@@ -14,6 +14,10 @@
  *    nothing reads as untouched;
  *  - reclaim, MGLRU aging, page idle tracking and DAMON clear accessed
  *    bits too: a touched page they aged reads as untouched.
+ *  - arm64's contiguous blocks (16 PTEs of one folio, one access flag)
+ *    read as one: every page touched if one was, unless the usefulness
+ *    measurement split the block when it made its pages old (compat.h's
+ *    mmtune_unfold()).
  * Pages a huge pmd maps are not counted (there are no PTEs).
  *
  * Which processes: every one (the default), or what one write before the

@@ -89,6 +89,7 @@ struct useful_pcpu {
 	u64 cut;		/* zaps whose walk the budget cut short */
 	u64 missed;		/* ends seen without their entry's stash */
 	u64 beyond;		/* of prefaulted: whole folios past the window */
+	u64 unfolded;		/* arm64's contiguous blocks split to judge */
 };
 
 static struct useful_pcpu __percpu *useful_pcpu;
@@ -328,7 +329,7 @@ static __always_inline void mark_end(const struct mark_data *d)
 	/* the table of entry, unless the call put one in (the first fault there) */
 	pte_t *pte = d->table && pmd_same(pmd, d->pmd) ? d->table :
 		     mmtune_pmd_table(pmd);
-	unsigned int n = 0, b = 0;
+	unsigned int n = 0, b = 0, unf = 0;
 	/* the faulting page's slot: do_fault_around's window holds it */
 	unsigned long fi = min_t(unsigned long, d->nr,
 				 (d->fault - d->start) >> PAGE_SHIFT);
@@ -341,6 +342,8 @@ static __always_inline void mark_end(const struct mark_data *d)
 	spin_lock(ptl);
 	if (pmd_same(pmd, READ_ONCE(*d->pmdp))) {
 		pte += pte_index(d->start);
+		/* arm64: its contiguous blocks have one accessed bit */
+		unf = mmtune_unfold(d->vma->vm_mm, d->start, pte, d->nr);
 		n = mark_range(d, pte, d->wlo, fi) + mark_range(d, pte, fi + 1, d->whi + 1);
 		/* whole folios, past the window (from 6.18) */
 		if (d->wlo || d->whi + 1 != d->nr)
@@ -352,6 +355,8 @@ static __always_inline void mark_end(const struct mark_data *d)
 	this_cpu_add(useful_pcpu->prefaulted, n);
 	if (b)
 		this_cpu_add(useful_pcpu->beyond, b);
+	if (unf)
+		this_cpu_add(useful_pcpu->unfolded, unf);
 	mmtune_policy_prefaulted(d->vma->vm_mm, n);
 }
 
@@ -651,6 +656,7 @@ static void useful_sum(struct useful_pcpu *sum)
 		sum->cut += READ_ONCE(p->cut);
 		sum->missed += READ_ONCE(p->missed);
 		sum->beyond += READ_ONCE(p->beyond);
+		sum->unfolded += READ_ONCE(p->unfolded);
 	}
 }
 
@@ -708,6 +714,7 @@ static int useful_show(struct seq_file *m, void *v)
 	seq_printf(m, "untouched: %llu\n", s.untouched);
 	show_ratio(m, s.prefaulted, s.untouched);
 	seq_printf(m, "beyond_window: %llu\n", s.beyond);
+	seq_printf(m, "unfolded: %llu\n", s.unfolded);
 	seq_printf(m, "unmaps: %llu\n", s.zaps);
 	seq_printf(m, "unjudged: %llu\n", s.unjudged);
 	seq_printf(m, "unmaps_cut: %llu\n", s.cut);
@@ -865,6 +872,9 @@ static void useful_info(struct seq_file *m)
 		   (READ_ONCE(useful_on) ? READ_ONCE(tp_on) : map_tp && stash) ?
 		   "tracepoint mm_filemap_map_pages" :
 		   "kretprobe filemap_map_pages");
+	/* arm64's contiguous blocks: split to be judged (compat.h) */
+	seq_printf(m, "usefulness_contpte: %s\n",
+		   IS_ENABLED(CONFIG_ARM64_CONTPTE) ? "unfold" : "none");
 }
 
 const struct mmtune_feature mmtune_usefulness_feature = {
