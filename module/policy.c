@@ -433,6 +433,11 @@ policy_fault_around(struct mmtune_hook_call *c)
  * The window filemap_map_pages(@vmf, *@start, *@end) maps once the policy
  * has narrowed it, for usefulness.c's return probe, which may see the
  * arguments before or after the policy's hook does (preemption off).
+ * The call's rule goes into the task's slot here too, as the policy's
+ * hook puts it there: the probe's entry counts an order-0 call at once
+ * (mmtune_policy_prefaulted() reads the slot), and ftrace calls the
+ * latest registered of the two first, so the slot could still say the
+ * task's previous call's rule (another file's, under another rule).
  */
 void notrace mmtune_policy_window(const struct vm_fault *vmf,
 				  unsigned long *start, unsigned long *end)
@@ -443,6 +448,7 @@ void notrace mmtune_policy_window(const struct vm_fault *vmf,
 	if (!set)
 		return;
 	idx = match_current(set, vmf->vma);
+	slot_note(set, idx);
 	narrow(vmf, idx < set->nr ? rule_order(&set->rule[idx]) :
 	       READ_ONCE(mmtune_fa_base), start, end);
 }
