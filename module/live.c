@@ -137,6 +137,7 @@ static unsigned int live_pick(struct live_pick *pk, const unsigned long *ids,
 	unsigned long age, nx;
 	bool wrapped = false, round = false;
 	struct task_struct *t;
+	struct mm_struct *mm;
 	struct pid *pid;
 	u64 old;
 
@@ -158,11 +159,11 @@ static unsigned int live_pick(struct live_pick *pk, const unsigned long *ids,
 			}
 			next = pid_nr(pid) + 1;
 			t = pid_task(pid, PIDTYPE_TGID);
-			if (!t || (t->flags & PF_KTHREAD) || !READ_ONCE(t->mm))
+			mm = t ? READ_ONCE(t->mm) : NULL;
+			if (!mm || (t->flags & PF_KTHREAD))
 				continue;
 			for (k = 0; k < nr; k++)
-				if (mmtune_auto_live(READ_ONCE(t->mm), ids[k],
-						     &nx, &old, &age))
+				if (mmtune_auto_live(mm, ids[k], &nx, &old, &age))
 					n = live_pick_one(pk, n, t, ids[k], age);
 		}
 		rcu_read_unlock();
