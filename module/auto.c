@@ -46,6 +46,7 @@
  * or so.
  */
 #include <linux/atomic.h>
+#include <linux/bitops.h>
 #include <linux/cache.h>
 #include <linux/hash.h>
 #include <linux/jiffies.h>
@@ -54,6 +55,7 @@
 #include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
+#include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
 
@@ -135,6 +137,17 @@ bool mmtune_auto_judge(struct mmtune_auto *a, u64 p, u64 u, u64 runs,
  * (slot_fold()).  A fault that read the slot as its process's just as
  * another process took it over (a hash collision, at that instant) adds its
  * pages to the new owner's: as rare as it is small.
+ *
+ * A fold reads the counters of the CPUs whose bit the slot's CPU mask has
+ * (pending_cpus), not every possible CPU's: a slot changes hands on the
+ * fault path (a new process's first fault under its rule), and 4096
+ * possible CPUs (a distribution's NR_CPUS, a VM's hotplug slots) would be
+ * as many atomic exchanges of remote lines there, under a raw spinlock.
+ * A CPU's bit is set when its counter goes from 0 (the fault path's one
+ * write of a shared line, once per CPU between two folds), so a fold costs
+ * a scan of the mask's words and an exchange per CPU that added since the
+ * last fold: each of those paid for it with a fault.  Nothing is lost
+ * (slot_fold() says why).
  */
 #define AUTO_SLOT_BITS	10
 
@@ -158,6 +171,9 @@ struct auto_slot {
 static struct auto_slot slots[1 << AUTO_SLOT_BITS];
 /* pages pre-mapped per CPU and slot, not folded yet (alloc_percpu: see policy.c's cache) */
 static atomic64_t __percpu *pending;
+/* per slot, BITS_TO_LONGS(nr_cpu_ids) words: the CPUs it has pending on */
+static unsigned long *pending_cpus;
+static unsigned int mask_words;
 static atomic64_t lost;
 
 static struct auto_slot *slot_of(const struct mm_struct *mm, unsigned long id)
@@ -165,15 +181,44 @@ static struct auto_slot *slot_of(const struct mm_struct *mm, unsigned long id)
 	return &slots[hash_long((unsigned long)mm ^ id, AUTO_SLOT_BITS)];
 }
 
-/* Under @s's lock: the CPUs' pending pages of @s into its counts. */
+static __always_inline unsigned long *slot_cpus(const struct auto_slot *s)
+{
+	return pending_cpus + (s - slots) * mask_words;
+}
+
+/*
+ * @n pages into this CPU's counter of @s; preemption off.  The counter's
+ * first pages since a fold set the CPU's bit, after the add: a fold
+ * clears a bit before it exchanges the counter, so either it finds the
+ * add, or the add returns 0 and sets the bit again for the next fold (a
+ * fully ordered fetch-add and test-and-clear: one of the two sees the
+ * other's write).
+ */
+static __always_inline void pending_add(struct auto_slot *s, unsigned int n)
+{
+	unsigned long *cpus = slot_cpus(s);
+	unsigned int cpu = smp_processor_id();
+
+	if (!atomic64_fetch_add(n, this_cpu_ptr(pending) + (s - slots)) &&
+	    !test_bit(cpu, cpus))
+		set_bit(cpu, cpus);
+}
+
+/*
+ * Under @s's lock: the CPUs' pending pages of @s into its counts, those
+ * of the CPUs whose bit is set (see above).  A CPU whose add is under
+ * way meanwhile has its pages taken now, or at the next fold.
+ */
 static void slot_fold(struct auto_slot *s)
 {
+	unsigned long *cpus = slot_cpus(s);
 	unsigned int i = s - slots;
 	u64 n = 0;
 	int cpu;
 
-	for_each_possible_cpu(cpu)
-		n += atomic64_xchg(per_cpu_ptr(pending, cpu) + i, 0);
+	for_each_set_bit(cpu, cpus, nr_cpu_ids)
+		if (test_and_clear_bit(cpu, cpus))
+			n += atomic64_xchg(per_cpu_ptr(pending, cpu) + i, 0);
 	s->p += n;
 	s->p_all += n;
 }
@@ -210,7 +255,8 @@ void notrace mmtune_auto_mapped(const struct mm_struct *mm, unsigned long id,
 
 	if (likely(READ_ONCE(s->mm) == mm && READ_ONCE(s->id) == id &&
 		   !READ_ONCE(s->ended))) {
-		atomic64_add(n, this_cpu_ptr(pending) + (s - slots));
+		if (n)
+			pending_add(s, n);
 		return;
 	}
 	raw_spin_lock(&s->lock);
@@ -404,6 +450,14 @@ int mmtune_auto_init(void)
 							 __alignof__(*pending));
 	if (!pending)
 		return -ENOMEM;
+	mask_words = BITS_TO_LONGS(nr_cpu_ids);
+	pending_cpus = kvcalloc(ARRAY_SIZE(slots) * mask_words,
+				sizeof(*pending_cpus), GFP_KERNEL);
+	if (!pending_cpus) {
+		free_percpu(pending);
+		pending = NULL;
+		return -ENOMEM;
+	}
 	for (i = 0; i < ARRAY_SIZE(slots); i++)
 		raw_spin_lock_init(&slots[i].lock);
 	return 0;
@@ -414,6 +468,8 @@ void mmtune_auto_exit(void)
 {
 	free_percpu(pending);
 	pending = NULL;
+	kvfree(pending_cpus);
+	pending_cpus = NULL;
 }
 
 /*

@@ -31,13 +31,22 @@
  *    after a grace period); every LIVE_HOLD mappings or page tables the
  *    mmap lock is let go, cond_resched(), and tried again (live_walk()).
  *
+ *  - the processes are found by pid, at most LIVE_SCAN pids a poll from
+ *    where the last one stopped, LIVE_SCAN_CHUNK under one rcu_read_lock()
+ *    with a cond_resched() between (live_pick() says why by number);
+ *    `info` shows the pids looked at and the most under one RCU section.
+ *
  * What it does not see: a process whose main thread has exited while
- * others run (it is found by its thread group leader's mm), and more than
+ * others run (it is found by its thread group leader's mm), more than
  * LIVE_PICK passes (processes and auto rules) in one poll (the rest wait
- * for later polls, the longest-waiting first).
+ * for later polls, the longest-waiting first), and, on a machine of more
+ * than LIVE_SCAN pids, the processes past them until a later poll's scan
+ * comes round.
  */
 #include <linux/jiffies.h>
 #include <linux/mm.h>
+#include <linux/pid.h>
+#include <linux/pid_namespace.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
@@ -56,12 +65,17 @@
 #define LIVE_SLOTS	MMT_LIVE_SLOTS
 #endif
 #define LIVE_PICK	32	/* passes a poll considers */
+#define LIVE_SCAN	32768	/* pids a poll looks at for them */
+#define LIVE_SCAN_CHUNK	256	/* pids under one rcu_read_lock() */
 #define LIVE_CHUNK	64	/* page tables under one rcu_read_lock() */
 #define LIVE_HOLD	128	/* steps under one hold of the mmap lock */
 #define LIVE_PERIOD	HZ	/* a walk at most this often */
 
 static unsigned long live_last;		/* jiffies of the last poll's walk */
 static u64 live_passes, live_slots, live_busy, live_max_ns;
+static int live_cursor = 1;		/* the pid the next scan starts at */
+static u64 live_scanned;		/* pids looked at, since load */
+static unsigned int live_scan_max;	/* the most under one RCU section */
 
 struct live_pick {
 	struct task_struct *task;
@@ -69,7 +83,11 @@ struct live_pick {
 	unsigned long age;
 };
 
-/* Into @pk, of @n so far, the pass of @t for @id, if it waited longer. */
+/*
+ * Into @pk, of @n so far, the pass of @t for @id, if it waited longer:
+ * with a reference on @t (the scan leaves RCU between chunks), and the
+ * reference of the pass it replaces put.
+ */
 static unsigned int live_pick_one(struct live_pick *pk, unsigned int n,
 				  struct task_struct *t, unsigned long id,
 				  unsigned long age)
@@ -77,43 +95,84 @@ static unsigned int live_pick_one(struct live_pick *pk, unsigned int n,
 	unsigned int i, young;
 
 	if (n < LIVE_PICK) {
+		get_task_struct(t);
 		pk[n] = (struct live_pick){ .task = t, .id = id, .age = age };
 		return n + 1;
 	}
 	for (young = 0, i = 1; i < n; i++)
 		if (pk[i].age < pk[young].age)
 			young = i;
-	if (pk[young].age < age)
+	if (pk[young].age < age) {
+		get_task_struct(t);
+		put_task_struct(pk[young].task);
 		pk[young] = (struct live_pick){ .task = t, .id = id, .age = age };
+	}
 	return n;
 }
 
 /*
  * Into @pk (LIVE_PICK of them), with a reference each, the thread group
  * leaders of live processes under the auto rules @ids (@nr of them)
- * whose last pass is oldest, with the rule.
+ * whose last pass is oldest, with the rule, among the processes of at
+ * most LIVE_SCAN pids from where the last poll's scan stopped.
+ *
+ * By pid number, not along the task list: the scan lets go of RCU every
+ * LIVE_SCAN_CHUNK pids and reschedules, and a place in the task list
+ * cannot be kept outside RCU without a reference, nor resumed from a task
+ * that exited meanwhile (its list pointers then lead anywhere once a grace
+ * period passed; the kernel's hung task scan gives up there).  A number
+ * needs neither: find_ge_pid() finds the next pid in use from it under
+ * RCU, as /proc's readdir goes on from a number, and a pid freed between
+ * two chunks is simply not found.  Every thread has a pid: a pid whose
+ * task is no thread group's leader (pid_task(PIDTYPE_TGID) is NULL) is
+ * passed over, a step of the budget.  Pids made meanwhile behind the
+ * scan's place wait for the next round, as processes forked behind
+ * for_each_process() do.
  */
 static unsigned int live_pick(struct live_pick *pk, const unsigned long *ids,
 			      unsigned int nr)
 {
+	unsigned int n = 0, k, chunk, seen = 0;
+	int from = live_cursor, next = from;
+	unsigned long age, nx;
+	bool wrapped = false, round = false;
 	struct task_struct *t;
-	unsigned int n = 0, i, k;
-	unsigned long next, age;
+	struct mm_struct *mm;
+	struct pid *pid;
 	u64 old;
 
-	rcu_read_lock();
-	for_each_process(t) {
-		struct mm_struct *mm = READ_ONCE(t->mm);
-
-		if (!mm || (t->flags & PF_KTHREAD))
-			continue;
-		for (k = 0; k < nr; k++)
-			if (mmtune_auto_live(mm, ids[k], &next, &old, &age))
-				n = live_pick_one(pk, n, t, ids[k], age);
+	while (!round && seen < LIVE_SCAN) {
+		rcu_read_lock();
+		for (chunk = 0; chunk < LIVE_SCAN_CHUNK && seen < LIVE_SCAN;
+		     chunk++, seen++) {
+			pid = find_ge_pid(next, &init_pid_ns);
+			if (!pid && !wrapped) {
+				wrapped = true;
+				next = 1;
+				pid = find_ge_pid(next, &init_pid_ns);
+			}
+			/* once round to where it began: every pid seen */
+			if (!pid || (wrapped && pid_nr(pid) >= from)) {
+				round = true;
+				next = from;
+				break;
+			}
+			next = pid_nr(pid) + 1;
+			t = pid_task(pid, PIDTYPE_TGID);
+			mm = t ? READ_ONCE(t->mm) : NULL;
+			if (!mm || (t->flags & PF_KTHREAD))
+				continue;
+			for (k = 0; k < nr; k++)
+				if (mmtune_auto_live(mm, ids[k], &nx, &old, &age))
+					n = live_pick_one(pk, n, t, ids[k], age);
+		}
+		rcu_read_unlock();
+		if (chunk > live_scan_max)
+			live_scan_max = chunk;
+		cond_resched();
 	}
-	for (i = 0; i < n; i++)	/* the task_structs are RCU-freed: live here */
-		get_task_struct(pk[i].task);
-	rcu_read_unlock();
+	live_cursor = next;
+	live_scanned += seen;
 	return n;
 }
 
@@ -251,4 +310,6 @@ void mmtune_live_info(struct seq_file *m)
 	seq_printf(m, "policy_live_slots: %llu\n", live_slots);
 	seq_printf(m, "policy_live_busy: %llu\n", live_busy);
 	seq_printf(m, "policy_live_poll_max_us: %llu\n", div_u64(live_max_ns, 1000));
+	seq_printf(m, "policy_live_scanned: %llu\n", live_scanned);
+	seq_printf(m, "policy_live_scan_rcu_max: %u\n", live_scan_max);
 }

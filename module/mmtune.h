@@ -137,7 +137,7 @@ int mmtune_policy_sysfs(const char *what, char *buf);
 void mmtune_policy_window(const struct vm_fault *vmf, unsigned long *start,
 			  unsigned long *end);
 void mmtune_policy_prefaulted(struct mm_struct *mm, unsigned int n);
-void mmtune_policy_untouched(struct vm_area_struct *vma, unsigned long n);
+bool mmtune_policy_untouched(struct vm_area_struct *vma, unsigned long n);
 /* rss.c's rule= selection */
 int mmtune_policy_vma_rule(struct task_struct *t,
 			   const struct vm_area_struct *vma);

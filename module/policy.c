@@ -433,6 +433,11 @@ policy_fault_around(struct mmtune_hook_call *c)
  * The window filemap_map_pages(@vmf, *@start, *@end) maps once the policy
  * has narrowed it, for usefulness.c's return probe, which may see the
  * arguments before or after the policy's hook does (preemption off).
+ * The call's rule goes into the task's slot here too, as the policy's
+ * hook puts it there: the probe's entry counts an order-0 call at once
+ * (mmtune_policy_prefaulted() reads the slot), and ftrace calls the
+ * latest registered of the two first, so the slot could still say the
+ * task's previous call's rule (another file's, under another rule).
  */
 void notrace mmtune_policy_window(const struct vm_fault *vmf,
 				  unsigned long *start, unsigned long *end)
@@ -443,6 +448,7 @@ void notrace mmtune_policy_window(const struct vm_fault *vmf,
 	if (!set)
 		return;
 	idx = match_current(set, vmf->vma);
+	slot_note(set, idx);
 	narrow(vmf, idx < set->nr ? rule_order(&set->rule[idx]) :
 	       READ_ONCE(mmtune_fa_base), start, end);
 }
@@ -522,9 +528,9 @@ static __always_inline bool auto_vouched(const struct policy_rule *r,
  * usefulness.c's counts per rule, with preemption off: pages fault-around
  * pre-mapped in @mm, for the rule the task's last filemap_map_pages call
  * matched (as policy_mapped), and pre-mapped pages found untouched at
- * unmap, for the rule the unmapping task matches (at exit and munmap, the
- * process whose pages they were).  An auto rule's counts are kept per mm
- * and rule (auto.c).
+ * unmap, for the rule of the process whose pages they were
+ * (mmtune_policy_untouched()).  An auto rule's counts are kept per mm and
+ * rule (auto.c).
  */
 void notrace mmtune_policy_prefaulted(struct mm_struct *mm, unsigned int n)
 {
@@ -607,30 +613,61 @@ static unsigned long notrace auto_rule_of(const struct vm_area_struct *vma,
 }
 
 /*
- * @n untouched pages in a zap of the file mapping @vma, for the rule the
- * unmapping task and @vma match, and for the auto rule whose pages they
- * are.  In an exit_mmap (no users left) every auto rule hears of it, also
- * with 0: that is where the process's counts for each are handed over
+ * Whether a zap of @mm runs in its own process, whose task keys are then
+ * the current task's: a munmap, an madvise or a truncate of its own, or
+ * its exit (exit_mm() has set current->mm to NULL by the exit_mmap(), the
+ * task still runs on the mm: active_mm).  Not a kernel thread (a
+ * kworker's mmput_async(), the OOM reaper, a kthread_use_mm() user such
+ * as vhost: its active_mm may be @mm, borrowed), another process's
+ * truncate or last mmput() (a /proc reader's), nor an exec's teardown of
+ * the old image (current->mm is the new one by then).
+ */
+static __always_inline bool zap_by_owner(const struct mm_struct *mm)
+{
+	if (current->flags & PF_KTHREAD)
+		return false;
+	return current->mm == mm || (!current->mm && current->active_mm == mm);
+}
+
+/*
+ * @n untouched pages in a zap of the file mapping @vma: for the rule the
+ * process whose pages they are matches with @vma, true, or false if that
+ * cannot be told (usefulness.c counts them apart, "unattributed").  The
+ * rule is the one the unmapping task matches where that task is of the
+ * process (zap_by_owner()); else the auto rule whose pages @vma holds
+ * (auto_rule_of(): the process took a slot under it, whoever unmaps); a
+ * fixed rule keeps no record of its processes, and the unmapping task's
+ * own rule would be a guess (a kworker's, the truncating process's).
+ * In an exit_mmap (no users left) every auto rule hears of it, also with
+ * 0: that is where the process's counts for each are handed over
  * (auto.c), whichever mappings it still has.
  */
-void notrace mmtune_policy_untouched(struct vm_area_struct *vma,
+bool notrace mmtune_policy_untouched(struct vm_area_struct *vma,
 				     unsigned long n)
 {
 	struct policy_set *set = rcu_dereference_sched(policy);
 	struct mm_struct *mm = vma->vm_mm;
+	bool owner = zap_by_owner(mm), credited = owner;
 	unsigned long id, of;
 	unsigned int i;
 	u64 p, u, runs;
 
 	if (!set)
-		return;
-	if (n)
+		return owner;
+	if (n && owner)
 		this_cpu_add(set->ctr[match_current(set, vma)].untouched, n);
 	if (!set->nr_auto)
-		return;
+		return owner;
 	of = auto_rule_of(vma, set);
+	for (i = 0; n && !owner && of && i < set->nr; i++) {
+		if (set->rule[i].is_auto && set->rule[i].au.id == of) {
+			this_cpu_add(set->ctr[i].untouched, n);
+			credited = true;
+			break;
+		}
+	}
 	if (!of && atomic_read(&mm->mm_users))
-		return;
+		return credited;
 	for (i = 0; i < set->nr; i++) {
 		id = set->rule[i].is_auto ? set->rule[i].au.id : 0;
 		if (!id || (id != of && atomic_read(&mm->mm_users)))
@@ -642,6 +679,7 @@ void notrace mmtune_policy_untouched(struct vm_area_struct *vma,
 		this_cpu_add(set->ctr[i].auto_u, u);
 		this_cpu_add(set->ctr[i].auto_runs, runs);
 	}
+	return credited;
 }
 
 /*

@@ -90,6 +90,7 @@ struct useful_pcpu {
 	u64 missed;		/* ends seen without their entry's stash */
 	u64 beyond;		/* of prefaulted: whole folios past the window */
 	u64 unfolded;		/* arm64's contiguous blocks split to judge */
+	u64 unattributed;	/* of untouched: in no rule's (policy.c) */
 };
 
 static struct useful_pcpu __percpu *useful_pcpu;
@@ -512,7 +513,9 @@ static void notrace zap_cb(struct mmtune_hook_call *c)
 	}
 	this_cpu_add(useful_pcpu->untouched, n);
 	this_cpu_inc(useful_pcpu->zaps);
-	mmtune_policy_untouched(vma, n);	/* also 0: see auto.c */
+	/* also 0: see auto.c */
+	if (!mmtune_policy_untouched(vma, n))
+		this_cpu_add(useful_pcpu->unattributed, n);
 }
 
 /*
@@ -657,6 +660,7 @@ static void useful_sum(struct useful_pcpu *sum)
 		sum->missed += READ_ONCE(p->missed);
 		sum->beyond += READ_ONCE(p->beyond);
 		sum->unfolded += READ_ONCE(p->unfolded);
+		sum->unattributed += READ_ONCE(p->unattributed);
 	}
 }
 
@@ -715,6 +719,7 @@ static int useful_show(struct seq_file *m, void *v)
 	show_ratio(m, s.prefaulted, s.untouched);
 	seq_printf(m, "beyond_window: %llu\n", s.beyond);
 	seq_printf(m, "unfolded: %llu\n", s.unfolded);
+	seq_printf(m, "unattributed: %llu\n", s.unattributed);
 	seq_printf(m, "unmaps: %llu\n", s.zaps);
 	seq_printf(m, "unjudged: %llu\n", s.unjudged);
 	seq_printf(m, "unmaps_cut: %llu\n", s.cut);

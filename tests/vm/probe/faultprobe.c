@@ -31,6 +31,11 @@
  * With $FAULTPROBE_UID=N it first becomes user and group N (no other
  * groups), before it opens FILE: another user's process, which may
  * read a world-readable file and name itself as it likes.
+ * With $FAULTPROBE_ALT=FILE2:K it maps FILE2 too and, after each page of
+ * FILE it reads, reads a page of FILE2: pages K-1, 2K-1 and so on, round
+ * its end (a window of 2^order <= K pages around each lies in FILE2,
+ * however FILE2's mapping is aligned): a process whose fault-arounds
+ * alternate between two files.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -50,6 +55,8 @@ struct loop {
 	unsigned int maps, pace_ms;
 	long psz;
 	unsigned long sum;
+	const char *alt;			/* FAULTPROBE_ALT's mapping */
+	size_t alt_pages, alt_step;
 };
 
 static void *read_loop(void *arg)
@@ -57,7 +64,7 @@ static void *read_loop(void *arg)
 	struct loop *l = arg;
 	volatile unsigned long sum = 0;
 	unsigned int m;
-	size_t i;
+	size_t i, a = l->alt ? (l->alt_step - 1) % l->alt_pages : 0;
 
 	if (l->name)
 		prctl(PR_SET_NAME, l->name, 0, 0, 0);
@@ -66,8 +73,13 @@ static void *read_loop(void *arg)
 
 		if (m && l->pace_ms)
 			usleep(l->pace_ms * 1000);
-		for (i = 0; i < l->pages; i += l->stride)
+		for (i = 0; i < l->pages; i += l->stride) {
 			sum += p[i * l->psz];
+			if (!l->alt)
+				continue;
+			sum += l->alt[a * l->psz];
+			a = (a + l->alt_step) % l->alt_pages;
+		}
 	}
 	l->sum = sum;
 	return NULL;
@@ -175,6 +187,28 @@ int main(int argc, char **argv)
 		}
 		if (getenv("FAULTPROBE_RANDOM") && madvise(p, st.st_size, MADV_RANDOM)) {
 			perror("madvise");
+			return 1;
+		}
+	}
+	if (getenv("FAULTPROBE_ALT")) {
+		char path[4096];
+		struct stat st2;
+		int fd2;
+
+		if (sscanf(getenv("FAULTPROBE_ALT"), "%4095[^:]:%zu", path,
+			   &l.alt_step) != 2 || !l.alt_step) {
+			fprintf(stderr, "faultprobe: bad FAULTPROBE_ALT\n");
+			return 2;
+		}
+		fd2 = open(path, O_RDONLY);
+		if (fd2 < 0 || fstat(fd2, &st2) || !st2.st_size) {
+			perror(path);
+			return 1;
+		}
+		l.alt_pages = (st2.st_size + psz - 1) / psz;
+		l.alt = mmap(NULL, st2.st_size, PROT_READ, MAP_SHARED, fd2, 0);
+		if (l.alt == MAP_FAILED) {
+			perror("mmap FAULTPROBE_ALT");
 			return 1;
 		}
 	}
