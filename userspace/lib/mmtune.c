@@ -237,7 +237,7 @@ static int parse_trimmed(const char *buf, long min, long max, long *out)
 }
 
 /* /sys/module/mmtune/parameters/fault_around_order (works under lockdown). */
-static void param_path(char *p, size_t n)
+static void order_param_path(char *p, size_t n)
 {
 	snprintf(p, n, "%s/parameters/fault_around_order", mmt_sysfs_module());
 }
@@ -293,7 +293,7 @@ int mmt_order_get(int *order, int *via_kernel)
 		if (r >= 0)
 			return order_from_text(buf, "fault_around_order", order);
 		err = (int)r;
-		param_path(p, sizeof(p));
+		order_param_path(p, sizeof(p));
 		if (debugfs_refused(err) && mmt_read_path(p, buf, sizeof(buf)) >= 0)
 			return order_from_text(buf, p, order);
 		return err;
@@ -352,7 +352,7 @@ static int module_order_write(const char *value)
 	err = mmt_knob_write("fault_around_order", value);
 	if (!err)
 		return MMT_OK;
-	param_path(p, sizeof(p));
+	order_param_path(p, sizeof(p));
 	if (!debugfs_refused(err))
 		return err;
 	if (mmt__write_path(p, value))
