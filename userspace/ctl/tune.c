@@ -382,11 +382,9 @@ static int tune_prepare(const struct tune_args *a, struct mmt_policy *ps, struct
 	if (maxo < 0 || maxo > 63)
 		maxo = 63;
 	if (a->orders_arg) {
-		x->norders = parse_orders("tune", a->orders_arg, maxo, x->orders, TUNE_MAX_ORDERS + 1);
+		x->norders = parse_orders("tune", a->orders_arg, maxo, x->orders, TUNE_MAX_ORDERS);
 		if (x->norders < 0)
 			return -x->norders;
-		if (x->norders > TUNE_MAX_ORDERS)
-			return usage_err("tune", "--orders: at most %d orders", TUNE_MAX_ORDERS);
 	}
 	rc = -read_policy(ps);
 	if (rc)

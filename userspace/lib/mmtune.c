@@ -15,7 +15,6 @@
 
 #include "priv.h"
 
-#define ORDER_ABS_MAX	63	/* no order can exceed this on any arch */
 #define INFO_BUF	65536
 #define SMALL_BUF	256
 
@@ -270,7 +269,7 @@ static int order_from_text(const char *buf, const char *path, int *order)
 {
 	long v;
 
-	if (parse_trimmed(buf, 0, ORDER_ABS_MAX, &v))
+	if (parse_trimmed(buf, 0, MMT_ORDER_MAX, &v))
 		return mmt__fail(MMT_EIO, "%s: unexpected content '%s'", path, shown(buf));
 	*order = (int)v;
 	return MMT_OK;
@@ -391,7 +390,7 @@ int mmt_order_set(int order, int *via_kernel)
 
 	if (via_kernel)
 		*via_kernel = 0;
-	if (order < 0 || order > ORDER_ABS_MAX)
+	if (order < 0 || order > MMT_ORDER_MAX)
 		return mmt__fail(MMT_EINVAL, "order %d out of range", order);
 	if (mmt_module_loaded()) {
 		snprintf(v, sizeof(v), "%d", order);
@@ -445,7 +444,7 @@ static int info_int(const char *key, int *out)
 		err = n;
 	} else {
 		v = mmt_kv_get(kv, n, key);
-		if (!v || mmt_parse_long(v, 0, ORDER_ABS_MAX, &l))
+		if (!v || mmt_parse_long(v, 0, MMT_ORDER_MAX, &l))
 			err = mmt__fail(MMT_EIO, "the module's info has no usable '%s'", key);
 		else
 			*out = (int)l;
