@@ -32,7 +32,7 @@ struct mms_opts {
 	int threads[MMS_MAX_LIST];
 	int nthreads;
 	int max_threads;
-	long orders[MMS_MAX_LIST];
+	int orders[MMS_MAX_LIST];
 	int norders;			/* 0: no sweep, the knob is left alone */
 	long long size;			/* bytes per thread (0: workload default) */
 	int size_given;

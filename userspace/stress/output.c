@@ -135,11 +135,13 @@ static void meta_write(const char *status, const char *reason)
 	const struct mms_opts *o = oc->o;
 	const struct mms_meta *m = &oc->meta;
 	static const char *const via[] = { "", "module", "kernel" };
-	long threads[MMS_MAX_LIST];
+	long threads[MMS_MAX_LIST], orders[MMS_MAX_LIST];
 	int wants_blocks = oc->w && oc->w->uses_blocks;
 
 	for (int i = 0; i < o->nthreads; i++)
 		threads[i] = o->threads[i];
+	for (int i = 0; i < o->norders; i++)
+		orders[i] = o->orders[i];
 	meta_n = 0;
 	meta_str("tool", "mmstress");
 	meta_str("mmtune_version", MMT_VERSION);
@@ -160,7 +162,7 @@ static void meta_write(const char *status, const char *reason)
 	meta_str("module_version", m->module_version);
 	meta_num("order_found", m->order_found);
 	meta_str("policy_rule", m->rule);
-	meta_list("orders", o->orders, o->norders);
+	meta_list("orders", orders, o->norders);
 	meta_list("threads", threads, o->nthreads);
 	meta_list("blocks", o->blocks, wants_blocks ? o->nblocks : 0);
 	meta_num("repeat", o->repeat);
