@@ -34,7 +34,7 @@ suite_orders() {
 		expect_eq "orders: mmstress --orders '$l': swept as given" "$mms" "$want"
 		ctl=$(ctl_orders "$l")
 		expect_eq "orders: mmtunectl replay --orders '$l': the same orders, sorted, each once" \
-			"$ctl" "$(printf '%s\n' $want | sort -n | uniq | tr '\n' ' ' | sed 's/ $//')"
+			"$ctl" "$(tr ' ' '\n' <<<"$want" | sort -n | uniq | tr '\n' ' ' | sed 's/ $//')"
 	done
 	for l in '' ',' 10 0-10 9-0 -1 -3 0- 1-2-3 x '0, 2' ' 0' 0x3 '0;1' '0 2' 1.0 0-3-5 \
 		99999999999999999999; do
