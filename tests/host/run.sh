@@ -1437,6 +1437,12 @@ if [ -x "$MMS" ] && [ -x "$CTL" ]; then
 else
 	fail "man: needs mmtunectl and mmstress built"
 fi
+# one --orders grammar: mmtunectl and mmstress accept and refuse the same lists
+if [ -x "$MMS" ] && [ -x "$CTL" ]; then
+	. "$TOP/tests/host/orders.sh"
+else
+	fail "orders: needs mmtunectl and mmstress built"
+fi
 
 # mmstress's sources: no function over 80 lines (tests/host/funclen.py)
 l=$($PY "$TOP/tests/host/funclen.py" "$US"/stress/*.c | head -n 1)

@@ -210,6 +210,105 @@ static void jsonw_selftest(void)
 	check("jsonw compact: commas, nesting, escaping", !strcmp(buf, want), buf);
 }
 
+/* jsonw_flow: records a line in a pretty document (mmstress's layout) */
+static void jsonw_flow_selftest(void)
+{
+	static const char want[] =
+		"{\n  \"meta\": {\n    \"orders\": [0, 3],\n    \"none\": null\n  },\n"
+		"  \"runs\": [\n    {\"order\": 0, \"w\": {\"a\": [], \"b\": 1.50}},\n"
+		"    {\"order\": null}\n  ],\n  \"after\": [\n    1\n  ]\n}\n";
+	char buf[512];
+	struct jsonw jw;
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+
+	if (!f) {
+		check("jsonw flow", 0, "fmemopen");
+		return;
+	}
+	jsonw_init(&jw, f);
+	jsonw_pretty(&jw, 1);
+	jsonw_start_object(&jw);
+	jsonw_name(&jw, "meta");
+	jsonw_start_object(&jw);
+	jsonw_name(&jw, "orders");
+	jsonw_flow(&jw);
+	jsonw_start_array(&jw);
+	jsonw_int(&jw, 0);
+	jsonw_int(&jw, 3);
+	jsonw_end_array(&jw);
+	jsonw_null_field(&jw, "none");
+	jsonw_end_object(&jw);
+	jsonw_name(&jw, "runs");
+	jsonw_start_array(&jw);
+	jsonw_flow(&jw);
+	jsonw_start_object(&jw);
+	jsonw_int_field(&jw, "order", 0);
+	jsonw_name(&jw, "w");
+	jsonw_start_object(&jw);
+	jsonw_name(&jw, "a");
+	jsonw_start_array(&jw);
+	jsonw_end_array(&jw);
+	jsonw_name(&jw, "b");
+	jsonw_float_fmt(&jw, "%.2f", 1.5);
+	jsonw_end_object(&jw);
+	jsonw_end_object(&jw);
+	jsonw_flow(&jw);
+	jsonw_start_object(&jw);
+	jsonw_null_field(&jw, "order");
+	jsonw_end_object(&jw);
+	jsonw_end_array(&jw);
+	jsonw_name(&jw, "after");	/* pretty again after the records */
+	jsonw_start_array(&jw);
+	jsonw_int(&jw, 1);
+	jsonw_end_array(&jw);
+	jsonw_end_object(&jw);
+	fputc('\0', f);
+	fclose(f);
+	check("jsonw flow: a record a line, pretty around it", !strcmp(buf, want), buf);
+}
+
+/* mmt_parse_orders: "LIST" MAX FLAGS MAX_N -> "the orders" or "EINVAL" */
+static void orders_selftest(void)
+{
+	static const struct {
+		const char *s;
+		int max;
+		unsigned int flags;
+		int max_n;
+		const char *want;
+	} t[] = {
+		{ "0-3,9", 9, 0, 64, "0 1 2 3 9" },
+		{ "4,0,4", 9, 0, 64, "4 0 4" },
+		{ "4,0,4", 9, MMT_ORDERS_SET, 64, "0 4" },
+		{ ",0,,2,", 9, 0, 64, "0 2" },
+		{ "9-0", 9, 0, 64, "EINVAL" },
+		{ "10", 9, 0, 64, "EINVAL" },
+		{ "", 9, 0, 64, "EINVAL" },
+		{ ",", 9, MMT_ORDERS_SET, 64, "EINVAL" },
+		{ "0-2", 9, 0, 2, "EINVAL" },
+		{ "0-2,0-2", 9, MMT_ORDERS_SET, 3, "0 1 2" },
+		{ "0-2,0-3", 9, MMT_ORDERS_SET, 3, "EINVAL" },
+		{ "63", 1000, 0, 64, "63" },
+		{ "64", 1000, 0, 64, "EINVAL" },
+		{ "62-63", -1, MMT_ORDERS_SET, 64, "62 63" },
+	};
+	char got[256], name[96];
+	int o[64], n, i, k;
+	size_t len;
+
+	for (i = 0; i < (int)(sizeof(t) / sizeof(t[0])); i++) {
+		n = mmt_parse_orders(t[i].s, t[i].max, t[i].flags, o, t[i].max_n);
+		got[0] = '\0';
+		if (n < 0)
+			snprintf(got, sizeof(got), "%s", n == MMT_EINVAL ? "EINVAL" : "?");
+		for (k = 0, len = 0; k < n && len < sizeof(got); k++)
+			len += (size_t)snprintf(got + len, sizeof(got) - len, "%s%d", k ? " " : "", o[k]);
+		snprintf(name, sizeof(name), "mmt_parse_orders '%s' max %d%s max_n %d: %s", t[i].s,
+			 t[i].max, t[i].flags ? " set" : "", t[i].max_n, t[i].want);
+		check(name, !strcmp(got, t[i].want), got);
+	}
+}
+
 /* A child that waits to be killed; pid, or -1. */
 static pid_t decoy(void)
 {
@@ -349,6 +448,8 @@ static void escape_selftest(void)
 	n = mmt_json_escape(NULL, 0, "ab");
 	check("json_escape sizing", n == 4, "wrong size");
 	jsonw_selftest();
+	jsonw_flow_selftest();
+	orders_selftest();
 	prom_selftest();
 }
 

@@ -33,7 +33,9 @@
 /*
  * A verb: do_NAME(argc, argv) with argv[0] the verb.  optstring and opts
  * are the verb's getopt_long options (with "help"/'h'): main.c answers
- * -h/--help from them before the verb runs, the verb never sees it.
+ * -h/--help from them before the verb runs, the verb never sees it.  A
+ * verb's file holds its entry, cmd_NAME, beside its options: a new verb
+ * is its file and a line in main.c's cmds[].
  */
 struct cmd {
 	const char *name;
@@ -44,27 +46,9 @@ struct cmd {
 	const char *help;
 };
 
-int do_status(int argc, char **argv);
-int do_get(int argc, char **argv);
-int do_set(int argc, char **argv);
-int do_stats(int argc, char **argv);
-int do_pfn_valid(int argc, char **argv);
-int do_policy(int argc, char **argv);
-int do_tune(int argc, char **argv);
-int do_save(int argc, char **argv);
-int do_run(int argc, char **argv);
-int do_report(int argc, char **argv);
-int do_rss(int argc, char **argv);
-int do_record(int argc, char **argv);
-int do_replay(int argc, char **argv);
-
-extern const char status_optstring[], stats_optstring[], pfn_valid_optstring[];
-extern const char policy_optstring[], tune_optstring[], save_optstring[], run_optstring[];
-extern const char report_optstring[], rss_optstring[], record_optstring[], replay_optstring[];
-extern const char plain_optstring[];
-extern const struct option status_opts[], stats_opts[], pfn_valid_opts[], policy_opts[];
-extern const struct option tune_opts[], save_opts[], run_opts[], plain_opts[];
-extern const struct option report_opts[], rss_opts[], record_opts[], replay_opts[];
+/* The verbs' entries, each in its verb's file (get and set: knob.c) */
+extern const struct cmd cmd_status, cmd_get, cmd_set, cmd_stats, cmd_pfn_valid, cmd_policy;
+extern const struct cmd cmd_tune, cmd_save, cmd_run, cmd_report, cmd_rss, cmd_record, cmd_replay;
 
 /* util.c: errors and reads every verb shares (main.c only dispatches) */
 int usage_err(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

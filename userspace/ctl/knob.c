@@ -11,11 +11,26 @@
 
 #include "ctl.h"
 
-/* get's and set's options (main.c's table has them for --help) */
-const char plain_optstring[] = "+:h";
-const struct option plain_opts[] = {
+/* get's and set's options, and their entries (usage and help) for main.c's table */
+static const char plain_optstring[] = "+:h";
+static const struct option plain_opts[] = {
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
+};
+
+static int do_get(int argc, char **argv);
+static int do_set(int argc, char **argv);
+
+const struct cmd cmd_get = {
+	"get", do_get, plain_optstring, plain_opts, "usage: " PROG " get KNOB",
+	"Print KNOB, a file of <debugfs>/mmtune/ (fault_around_order, info, stats,\n"
+	"stats_enable, latency_enable, mapped_enable, latency, pfn_valid/bench,\n"
+	"pfn_valid/mode, usefulness, usefulness_enable).  See mmtunectl(8).\n"
+};
+
+const struct cmd cmd_set = {
+	"set", do_set, plain_optstring, plain_opts, "usage: " PROG " set KNOB VALUE",
+	"Write VALUE to KNOB, checked first.  See mmtunectl(8) for each knob's values.\n"
 };
 
 static int is_knob(const char *k, const char *name)
@@ -23,7 +38,7 @@ static int is_knob(const char *k, const char *name)
 	return !strcmp(k, name);
 }
 
-int do_get(int argc, char **argv)
+static int do_get(int argc, char **argv)
 {
 	const char *knob;
 	int c, err;
@@ -131,7 +146,7 @@ int word_ok(const char *v)
 	return n && n < 16 && strspn(v, "abcdefghijklmnopqrstuvwxyz") == n;
 }
 
-int do_set(int argc, char **argv)
+static int do_set(int argc, char **argv)
 {
 	const char *knob, *value;
 	int c, err;

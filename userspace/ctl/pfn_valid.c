@@ -10,11 +10,23 @@
 
 #include "ctl.h"
 
-const char pfn_valid_optstring[] = ":jh";	/* options anywhere: no value starts with '-' */
-const struct option pfn_valid_opts[] = {
+static const char pfn_valid_optstring[] = ":jh";	/* options anywhere: no value starts with '-' */
+static const struct option pfn_valid_opts[] = {
 	{ "json", no_argument, NULL, 'j' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
+};
+
+static int do_pfn_valid(int argc, char **argv);
+
+const struct cmd cmd_pfn_valid = {
+	"pfn_valid", do_pfn_valid, pfn_valid_optstring, pfn_valid_opts,
+	"usage: " PROG " pfn_valid [--json] [show | bench COUNT [seq|rand|holes] | mode [STRATEGY|off]]",
+	"The module's pfn_valid() strategies.  See mmtunectl(8).\n"
+	"  show (default)   info's pfn_valid lines, the override's mode, the last bench\n"
+	"  bench COUNT [P]  time every strategy over COUNT pfns in pattern P, cross-checked\n"
+	"  mode [STRATEGY]  the override's strategy; STRATEGY or off sets it\n"
+	"  --json           show and bench: the bench result as one JSON object\n"
 };
 
 /* A JSON number as the kernel prints it: digits, optionally ".digits". */
@@ -224,7 +236,7 @@ out:
 	return rc;
 }
 
-int do_pfn_valid(int argc, char **argv)
+static int do_pfn_valid(int argc, char **argv)
 {
 	int json = 0, c, nargs, rc;
 	const char *sub;

@@ -14,11 +14,29 @@
 
 #include "ctl.h"
 
-const char policy_optstring[] = ":jh";	/* options anywhere: rule words never start with '-' */
-const struct option policy_opts[] = {
+static const char policy_optstring[] = ":jh";	/* options anywhere: rule words never start with '-' */
+static const struct option policy_opts[] = {
 	{ "json", no_argument, NULL, 'j' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
+};
+
+static int do_policy(int argc, char **argv);
+
+const struct cmd cmd_policy = {
+	"policy", do_policy, policy_optstring, policy_opts,
+	"usage: " PROG " policy [--json] [show | set RULE... | add RULE... | del MATCH... | clear | load FILE]",
+	"Per-process fault-around orders.  RULE: MATCH order=N|default|auto, MATCH at\n"
+	"most one of comm=NAME, pid=TGID, cgroup=PATH and any of file=PATH,\n"
+	"vma=exec|data|shmem, madv=random (no auto), all matching; first match wins.\n"
+	"See mmtunectl(8).\n"
+	"  show (default)   the rules and their counters\n"
+	"  set RULE...      replace every rule\n"
+	"  add RULE...      append rules after those there\n"
+	"  del MATCH...     remove the rules with these matches\n"
+	"  clear            remove every rule\n"
+	"  load FILE        write FILE's rules ('-': standard input)\n"
+	"  --json           show: one JSON object\n"
 };
 
 /* sysfs REL (under the module's directory) as a number, or -1 (none). */
@@ -808,7 +826,7 @@ static int policy_add_verb(struct mmt_prule *nr, int n)
 	return rc;
 }
 
-int do_policy(int argc, char **argv)
+static int do_policy(int argc, char **argv)
 {
 	struct mmt_policy *ps = NULL;
 	struct mmt_prule *nr = NULL;

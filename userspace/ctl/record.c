@@ -33,12 +33,24 @@
 #include "ctl.h"
 #include "record.h"
 
-const char record_optstring[] = "+:o:b:h";
-const struct option record_opts[] = {
+static const char record_optstring[] = "+:o:b:h";
+static const struct option record_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "buffer", required_argument, NULL, 'b' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
+};
+
+static int do_record(int argc, char **argv);
+
+const struct cmd cmd_record = {
+	"record", do_record, record_optstring, record_opts,
+	"usage: " PROG " record [--output FILE] [--buffer KIB] -- COMMAND [ARGS]",
+	"Run COMMAND, and every process it starts, at order 0 in a cgroup of its own,\n"
+	"and write each of their file read faults to FILE for replay.  See mmtunectl(8).\n"
+	"Exit status: COMMAND's (128 + a signal); 1 or 2 if record itself failed.\n"
+	"  --output FILE    the record (default mmtune.record; '-': standard output)\n"
+	"  --buffer KIB     the trace buffer a CPU (default 16384)\n"
 };
 
 #define VHASH_BITS	16
@@ -564,7 +576,7 @@ static int rec_kernel_order(int *korder)
 	return rc;
 }
 
-int do_record(int argc, char **argv)
+static int do_record(int argc, char **argv)
 {
 	struct tune_ctx t = { .errfd = -1, .devnull = -1 };
 	const char *outp = "mmtune.record";

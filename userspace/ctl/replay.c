@@ -25,14 +25,29 @@
 #include "ctl.h"
 #include "record.h"
 
-const char replay_optstring[] = ":o:jfwh";
-const struct option replay_opts[] = {
+static const char replay_optstring[] = ":o:jfwh";
+static const struct option replay_opts[] = {
 	{ "orders", required_argument, NULL, 'o' },
 	{ "whole-folio", no_argument, NULL, 'w' },
 	{ "json", no_argument, NULL, 'j' },
 	{ "files", no_argument, NULL, 'f' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
+};
+
+static int do_replay(int argc, char **argv);
+
+const struct cmd cmd_replay = {
+	"replay", do_replay, replay_optstring, replay_opts,
+	"usage: " PROG " replay [--orders LIST] [--whole-folio] [--files] [--json] FILE",
+	"What each fault-around order would have done with a record's faults: faults,\n"
+	"fault-around calls, pages mapped ahead and those never touched (RSS added),\n"
+	"and what makes the figures bounds rather than exact.  See mmtunectl(8).\n"
+	"  --orders LIST    orders, e.g. 0,2,4 or 0-9 (default: 0 to one page table)\n"
+	"  --whole-folio    map large folios whole, as kernels from 6.18 do (the\n"
+	"                   default when the record was made on one)\n"
+	"  --files          the same per file\n"
+	"  --json           one JSON object\n"
 };
 
 #define RP_MAX_ORDERS	16
@@ -693,7 +708,7 @@ int replay_section(struct out *o, const char *name)
 	return rc;
 }
 
-int do_replay(int argc, char **argv)
+static int do_replay(int argc, char **argv)
 {
 	int c, json = 0, files = 0, ord[RP_MAX_ORDERS], n = 0, rc, maxo = 0;
 	const char *orders = NULL;

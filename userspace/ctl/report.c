@@ -22,12 +22,24 @@
 
 #include "ctl.h"
 
-const char report_optstring[] = "+:jr:h";
-const struct option report_opts[] = {
+static const char report_optstring[] = "+:jr:h";
+static const struct option report_opts[] = {
 	{ "json", no_argument, NULL, 'j' },
 	{ "replay", required_argument, NULL, 'r' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
+};
+
+static int do_report(int argc, char **argv);
+
+const struct cmd cmd_report = {
+	"report", do_report, report_optstring, report_opts,
+	"usage: " PROG " report [--json] [--replay FILE] [-- COMMAND [ARGS]]",
+	"A plain-text report for a linux-mm thread or a bug: kernel and THP settings,\n"
+	"mmtune's knobs and rules, counters (deltas over COMMAND if given, which is\n"
+	"run and its exit status shown), usefulness, latency percentiles.\n"
+	"  --json           one JSON object, a member per section\n"
+	"  --replay FILE    add a record's replayed order table (see replay)\n"
 };
 
 #define W	24	/* the text label column */
@@ -679,7 +691,7 @@ static int report_args(int argc, char **argv, struct runres *rr, int *json, cons
 	return 0;
 }
 
-int do_report(int argc, char **argv)
+static int do_report(int argc, char **argv)
 {
 	struct runres rr = { 0 };
 	struct snap *s = calloc(2, sizeof(*s));

@@ -20,8 +20,8 @@
 
 #include "ctl.h"
 
-const char rss_optstring[] = ":jt:fc:r:h";	/* options anywhere: PID never starts with '-' */
-const struct option rss_opts[] = {
+static const char rss_optstring[] = ":jt:fc:r:h";	/* options anywhere: PID never starts with '-' */
+static const struct option rss_opts[] = {
 	{ "json", no_argument, NULL, 'j' },
 	{ "top", required_argument, NULL, 't' },
 	{ "files", no_argument, NULL, 'f' },
@@ -29,6 +29,24 @@ const struct option rss_opts[] = {
 	{ "rule", required_argument, NULL, 'r' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
+};
+
+static int do_rss(int argc, char **argv);
+
+const struct cmd cmd_rss = {
+	"rss", do_rss, rss_optstring, rss_opts,
+	"usage: " PROG " rss [--json] [--top N] [--files] [PID | --cgroup PATH | --rule N]",
+	"How much RSS fault-around adds, now: per process, the pages of its file\n"
+	"mappings (mapped) and those fault-around mapped ahead that it never touched\n"
+	"(untouched), beside RssFile and RssShmem; then the files with the most,\n"
+	"summed over the processes.  Needs usefulness_enable 1 on x86.  See mmtunectl(8).\n"
+	"  PID              that process (default: every process)\n"
+	"  --cgroup PATH    the processes of that cgroup v2 and of those below it\n"
+	"  --rule N         the processes of the N-th rule 'mmtunectl policy' lists\n"
+	"                   (a rule with file=, vma=, madv=: the mappings it takes)\n"
+	"  --top N          files in the top list (default 10; 0: none)\n"
+	"  --files          each process's files under it\n"
+	"  --json           one JSON object\n"
 };
 
 #define TOP_DEF		10
@@ -592,7 +610,7 @@ static int rss_check(const struct rset *s, const struct rss_args *a)
 	return 0;
 }
 
-int do_rss(int argc, char **argv)
+static int do_rss(int argc, char **argv)
 {
 	struct rset s = { 0 };
 	struct rss_args a;

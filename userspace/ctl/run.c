@@ -19,12 +19,23 @@
 
 #include "ctl.h"
 
-const char run_optstring[] = "+:o:sh";
-const struct option run_opts[] = {
+static const char run_optstring[] = "+:o:sh";
+static const struct option run_opts[] = {
 	{ "order", required_argument, NULL, 'o' },
 	{ "stats", no_argument, NULL, 's' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
+};
+
+static int do_run(int argc, char **argv);
+
+const struct cmd cmd_run = {
+	"run", do_run, run_optstring, run_opts,
+	"usage: " PROG " run [--order N] [--stats] -- COMMAND [ARGS]",
+	"Run COMMAND, and every process it starts, at order N, in a cgroup of its own.\n"
+	"Exit status: COMMAND's (128 + a signal); 1 or 2 if run itself failed.\n"
+	"  --order N        0..max_order (default: the order of processes without a rule)\n"
+	"  --stats          wall and CPU time, faults and the rule's counters, on stderr\n"
 };
 
 volatile sig_atomic_t tune_sig;
@@ -275,7 +286,7 @@ int run_ruled(struct tune_ctx *t, int order, int *status, struct rusage *ru, dou
 }
 
 
-int do_run(int argc, char **argv)
+static int do_run(int argc, char **argv)
 {
 	struct tune_ctx t = { .errfd = -1, .devnull = -1 };
 	struct sigaction old[3];

@@ -16,12 +16,23 @@
 
 #include "ctl.h"
 
-const char save_optstring[] = "+:r:sh";
-const struct option save_opts[] = {
+static const char save_optstring[] = "+:r:sh";
+static const struct option save_opts[] = {
 	{ "root", required_argument, NULL, 'r' },
 	{ "stdout", no_argument, NULL, 's' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
+};
+
+static int do_save(int argc, char **argv);
+
+const struct cmd cmd_save = {
+	"save", do_save, save_optstring, save_opts,
+	"usage: " PROG " save [--root DIR] [--stdout]",
+	"Write the settings in force to /etc/modprobe.d/mmtune.conf and\n"
+	"/etc/mmtune/policy, for the next boot (the old files stay as FILE.bak).\n"
+	"  --root DIR       write under DIR instead of /\n"
+	"  --stdout         print both files instead of writing them\n"
 };
 
 
@@ -172,7 +183,7 @@ static int save_policy(char *pol, size_t len)
 	return 0;
 }
 
-int do_save(int argc, char **argv)
+static int do_save(int argc, char **argv)
 {
 	static char conf[4096], pol[LOAD_MAX];
 	char path[PATH_MAX];

@@ -14,8 +14,8 @@
 
 #include "ctl.h"
 
-const char stats_optstring[] = "+:jpw:c:rh";
-const struct option stats_opts[] = {
+static const char stats_optstring[] = "+:jpw:c:rh";
+static const struct option stats_opts[] = {
 	{ "json", no_argument, NULL, 'j' },
 	{ "prometheus", no_argument, NULL, 'p' },
 	{ "watch", required_argument, NULL, 'w' },
@@ -24,6 +24,19 @@ const struct option stats_opts[] = {
 	{ "rss", no_argument, NULL, 'R' },	/* long only: -r is --reset */
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
+};
+
+static int do_stats(int argc, char **argv);
+
+const struct cmd cmd_stats = {
+	"stats", do_stats, stats_optstring, stats_opts, "usage: " PROG " stats [--json | --prometheus [--rss]] [--reset] [--watch SECONDS [--count N]]",
+	"Print the module's counters, one 'name value' per line.\n"
+	"  --json             one JSON object ('unavailable' and 'off': null)\n"
+	"  --prometheus       Prometheus text format, for node_exporter's textfile collector\n"
+	"  --rss              with --prometheus: fault-around's untouched pages per policy rule\n"
+	"  --reset            zero every counter first (alone: just reset)\n"
+	"  --watch SECONDS    per-interval deltas, a line per interval, until Ctrl-C\n"
+	"  --count N          stop after N intervals\n"
 };
 
 static volatile sig_atomic_t stop;
@@ -224,7 +237,7 @@ static int stats_opts_parse(int argc, char **argv, struct stats_args *a)
 	return 0;
 }
 
-int do_stats(int argc, char **argv)
+static int do_stats(int argc, char **argv)
 {
 	struct stats_args a;
 	int n, err, sen, rc;

@@ -14,11 +14,20 @@
 
 #include "ctl.h"
 
-const char status_optstring[] = "+:jh";
-const struct option status_opts[] = {
+static const char status_optstring[] = "+:jh";
+static const struct option status_opts[] = {
 	{ "json", no_argument, NULL, 'j' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
+};
+
+static int do_status(int argc, char **argv);
+
+const struct cmd cmd_status = {
+	"status", do_status, status_optstring, status_opts, "usage: " PROG " status [--json]",
+	"Show whether the mmtune module is loaded, the arch, the current\n"
+	"fault-around order and size, and whether the counters are on.\n"
+	"  --json   one JSON object (the module's info under \"info\")\n"
 };
 
 struct status {
@@ -189,7 +198,7 @@ static void show_status(struct out *o, const struct status *s)
 	out_obj_end(o);
 }
 
-int do_status(int argc, char **argv)
+static int do_status(int argc, char **argv)
 {
 	struct status s;
 	struct out o;

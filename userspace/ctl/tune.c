@@ -22,8 +22,8 @@
 #define TUNE_MAX_ORDERS	32
 #define TUNE_MAX_REPEAT	100
 
-const char tune_optstring[] = "+:o:r:avjh";
-const struct option tune_opts[] = {
+static const char tune_optstring[] = "+:o:r:avjh";
+static const struct option tune_opts[] = {
 	{ "orders", required_argument, NULL, 'o' },
 	{ "repeat", required_argument, NULL, 'r' },
 	{ "apply", no_argument, NULL, 'a' },
@@ -32,6 +32,21 @@ const struct option tune_opts[] = {
 	{ "json", no_argument, NULL, 'j' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
+};
+
+static int do_tune(int argc, char **argv);
+
+const struct cmd cmd_tune = {
+	"tune", do_tune, tune_optstring, tune_opts,
+	"usage: " PROG " tune [--orders LIST] [--repeat N] [--apply | --apply-comm NAME] [--verbose] [--json] -- COMMAND [ARGS]",
+	"Time COMMAND (and what it starts) at each order in a cgroup of its own, and\n"
+	"recommend an order only if it beats the current one by more than the spread.\n"
+	"  --orders LIST      orders to try, e.g. 0,2,4,9 or 0-9 (default: all)\n"
+	"  --repeat N         rounds (1..100, default 5)\n"
+	"  --apply            install 'comm=COMMAND order=N' for the recommendation\n"
+	"  --apply-comm NAME  the same for the program named NAME\n"
+	"  --verbose          let COMMAND's output through\n"
+	"  --json             one JSON object\n"
 };
 
 struct tune_run {
@@ -382,11 +397,9 @@ static int tune_prepare(const struct tune_args *a, struct mmt_policy *ps, struct
 	if (maxo < 0 || maxo > 63)
 		maxo = 63;
 	if (a->orders_arg) {
-		x->norders = parse_orders("tune", a->orders_arg, maxo, x->orders, TUNE_MAX_ORDERS + 1);
+		x->norders = parse_orders("tune", a->orders_arg, maxo, x->orders, TUNE_MAX_ORDERS);
 		if (x->norders < 0)
 			return -x->norders;
-		if (x->norders > TUNE_MAX_ORDERS)
-			return usage_err("tune", "--orders: at most %d orders", TUNE_MAX_ORDERS);
 	}
 	rc = -read_policy(ps);
 	if (rc)
@@ -594,7 +607,7 @@ static void tune_show(struct out *o, char **cmd, long repeat, const struct tune_
 	fflush(stdout);
 }
 
-int do_tune(int argc, char **argv)
+static int do_tune(int argc, char **argv)
 {
 	struct tune_args a = { .repeat = 5 };
 	struct tune_ctx t = { .errfd = -1, .devnull = -1 };

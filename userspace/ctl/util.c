@@ -96,39 +96,15 @@ const char *proc_dir(void)
 }
 
 /*
- * "0,2,4" or "0-9" pieces into o[] (sorted, unique, at most @max), for
- * --orders of @verb; the count, or -(exit code) after saying why.
+ * --orders of @verb (libmmtune's grammar) into o[], sorted, each once, at
+ * most max: the count, or -(exit code) after saying why.
  */
 int parse_orders(const char *verb, const char *s, int maxo, int *o, int max)
 {
-	int seen[64] = { 0 }, n = 0, i;
-	char *copy = strdup(s), *tok, *save = NULL;
+	int n = mmt_parse_orders(s, maxo, MMT_ORDERS_SET, o, max);
 
-	if (!copy)
-		return -lib_fail(MMT_EIO);
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *dash = strchr(tok, '-');
-		long a, b;
-
-		if (dash)
-			*dash = '\0';
-		if (mmt_parse_long(tok, 0, maxo, &a) || (dash && mmt_parse_long(dash + 1, 0, maxo, &b)) ||
-		    (dash && b < a)) {
-			free(copy);
-			return -usage_err(verb, "--orders '%.40s': want orders 0..%d like 0,2,4 or 0-%d",
-					  s, maxo, maxo);
-		}
-		if (!dash)
-			b = a;
-		for (; a <= b; a++)
-			seen[a] = 1;
-	}
-	free(copy);
-	for (i = 0; i <= maxo && i < 64 && n < max; i++)
-		if (seen[i])
-			o[n++] = i;
-	if (!n)
-		return -usage_err(verb, "--orders: empty list");
+	if (n < 0)
+		return -usage_err(verb, "%s", mmt_errmsg());
 	return n;
 }
 

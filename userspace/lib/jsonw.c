@@ -18,12 +18,24 @@ void jsonw_init(struct jsonw *jw, FILE *f)
 	jw->depth = 0;
 	jw->pretty = 0;
 	jw->named = 0;
+	jw->flow = 0;
+	jw->flow_next = 0;
 	jw->count[0] = 0;
 }
 
 void jsonw_pretty(struct jsonw *jw, int on)
 {
 	jw->pretty = on;
+}
+
+void jsonw_flow(struct jsonw *jw)
+{
+	jw->flow_next = 1;
+}
+
+static int in_flow(const struct jsonw *jw)
+{
+	return jw->flow && jw->depth >= jw->flow;
 }
 
 static void indent(struct jsonw *jw)
@@ -44,10 +56,10 @@ static void separate(struct jsonw *jw)
 		return;
 	n = &jw->count[jw->depth - 1];
 	if (*n)
-		fputc(',', jw->f);
+		fputs(in_flow(jw) ? ", " : ",", jw->f);
 	if (*n < 255)
 		(*n)++;
-	if (jw->pretty)
+	if (jw->pretty && !in_flow(jw))
 		indent(jw);
 }
 
@@ -70,7 +82,7 @@ void jsonw_name(struct jsonw *jw, const char *name)
 {
 	separate(jw);
 	mmt_json_str(jw->f, name);
-	fputs(jw->pretty ? ": " : ":", jw->f);
+	fputs(jw->pretty || in_flow(jw) ? ": " : ":", jw->f);
 	jw->named = 1;
 }
 
@@ -81,15 +93,21 @@ static void open_level(struct jsonw *jw, char c)
 	if (jw->depth < JSONW_DEPTH)
 		jw->count[jw->depth] = 0;
 	jw->depth++;
+	if (jw->flow_next && !jw->flow)
+		jw->flow = jw->depth;
+	jw->flow_next = 0;
 }
 
 static void close_level(struct jsonw *jw, char c)
 {
 	int had = jw->depth > 0 && jw->depth <= JSONW_DEPTH && jw->count[jw->depth - 1];
+	int flowed = in_flow(jw);
 
+	if (jw->flow == jw->depth)
+		jw->flow = 0;
 	if (jw->depth > 0)
 		jw->depth--;
-	if (jw->pretty && had)
+	if (jw->pretty && had && !flowed)
 		indent(jw);
 	fputc(c, jw->f);
 	end_value(jw);

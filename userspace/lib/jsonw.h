@@ -28,12 +28,20 @@ struct jsonw {
 	int depth;
 	int pretty;
 	int named;			/* a name was written, its value is next */
+	int flow;			/* the depth of the flow container, 0: none */
+	int flow_next;			/* jsonw_flow(): the next container flows */
 	unsigned char count[JSONW_DEPTH];	/* members so far, saturating */
 };
 
 void jsonw_init(struct jsonw *jw, FILE *f);
 /* Two-space indentation and "name": value; off (compact) by default. */
 void jsonw_pretty(struct jsonw *jw, int on);
+/*
+ * The next object or array, and everything in it, on one line with ", "
+ * between members and ": " after names: a record a line in a pretty
+ * document, {"order": 4, "list": [1, 2]}.
+ */
+void jsonw_flow(struct jsonw *jw);
 
 void jsonw_start_object(struct jsonw *jw);
 void jsonw_end_object(struct jsonw *jw);

@@ -70,6 +70,18 @@ const char *mmt_kv_get(const struct mmt_kv *kv, int n, const char *key);
 /* Strict integer parse: whole string, base 10, range [min, max]. */
 int mmt_parse_long(const char *s, long min, long max, long *out);
 
+/*
+ * The order list every tool's --orders takes (mmtunectl(8), mmstress(1)):
+ * orders N and ranges A-B (A <= B), each 0..max, joined by commas, like
+ * 0,2,4 or 0-9 or 0-3,9.  Into o[] in the order given (a range rising),
+ * or with MMT_ORDERS_SET sorted and each once.  Returns the count (>= 1),
+ * or MMT_EINVAL (a bad element, none, more than max_n) with a message
+ * that names --orders.  max is taken as MMT_ORDER_MAX when beyond it.
+ */
+#define MMT_ORDER_MAX	63	/* no order can exceed this on any arch */
+#define MMT_ORDERS_SET	1u
+int mmt_parse_orders(const char *s, int max, unsigned int flags, int *o, int max_n);
+
 /* ---- additions (everything above keeps its signature) ---- */
 
 /* Known files of <debugfs>/mmtune/ (NULL-terminated), for help and completion. */

@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libmmtune: finding debugfs, reading and writing the module's knobs, and
- * the fallback to the kernel's own fault_around_bytes.
+ * the fallback to the kernel's own fault_around_bytes.  The error state
+ * and the file I/O under it are base.c's.
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,87 +14,12 @@
 #include <unistd.h>
 
 #include "priv.h"
-#include "mmtune_abi.h"
 
-#define ORDER_ABS_MAX	63	/* no order can exceed this on any arch */
 #define INFO_BUF	65536
 #define SMALL_BUF	256
 
-static __thread char msgbuf[512];
 static __thread char rootbuf[PATH_MAX];
-static __thread int last_errno;	/* errno behind the last mapped failure */
 
-/*
- * The module's names (module/mmtune_abi.h): the tunables' debugfs files,
- * then the read-only ones.  Never spelled out here.
- */
-#define NTUN	(sizeof(mmt_abi_tunables) / sizeof(mmt_abi_tunables[0]) - 1)
-#define NRO	(sizeof(mmt_abi_debugfs_ro) / sizeof(mmt_abi_debugfs_ro[0]) - 1)
-static const char *knobs[NTUN + NRO + 1];
-const char *const *const mmt_knobs = knobs;
-
-__attribute__((constructor)) static void knobs_init(void)
-{
-	size_t i;
-
-	for (i = 0; i < NTUN; i++)
-		knobs[i] = mmt_abi_tunables[i].debugfs;
-	for (i = 0; i < NRO; i++)
-		knobs[NTUN + i] = mmt_abi_debugfs_ro[i];
-}
-
-
-int mmt__fail(int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msgbuf, sizeof(msgbuf), fmt, ap);
-	va_end(ap);
-	return err;
-}
-
-const char *mmt_errmsg(void)
-{
-	return msgbuf[0] ? msgbuf : "no error";
-}
-
-int mmt_exit_code(int err)
-{
-	switch (err) {
-	case MMT_EINVAL:
-	case MMT_ENOKNOB:
-		return MMT_EXIT_USAGE;
-	default:
-		return err < 0 ? MMT_EXIT_FAIL : MMT_EXIT_OK;
-	}
-}
-
-long mmt_page_size(void)
-{
-	long ps = sysconf(_SC_PAGESIZE);
-
-	return ps > 0 ? ps : 4096;
-}
-
-const char *mmt_sysfs_module(void)
-{
-	const char *e = getenv("MMTUNE_SYSFS_MODULE");
-
-	return e && *e ? e : "/sys/module/mmtune";
-}
-
-const char *mmt_sysfs_mm(void)
-{
-	const char *e = getenv("MMTUNE_SYSFS_MM");
-
-	return e && *e ? e : MMT_ABI_SYSFS_DIR;
-}
-
-int mmt_module_loaded(void)
-{
-	return access(mmt_sysfs_module(), F_OK) == 0;
-}
 
 /* Undo the octal escapes (\040 for a space, ...) of /proc/self/mounts. */
 static void unescape_mnt(char *s)
@@ -191,129 +115,7 @@ int mmt_knob_name_ok(const char *name)
 	}
 }
 
-/* path ends in "/mmtune/<one of mmt_knobs>" */
-static int known_knob(const char *path)
-{
-	size_t pl = strlen(path);
-	int i;
 
-	for (i = 0; mmt_knobs[i]; i++) {
-		size_t kl = strlen(mmt_knobs[i]);
-
-		if (pl > kl + 8 && !strcmp(path + pl - kl, mmt_knobs[i]) &&
-		    !strncmp(path + pl - kl - 8, "/mmtune/", 8))
-			return 1;
-	}
-	return 0;
-}
-
-static int map_errno(int e, const char *path, const char *value)
-{
-	switch (e) {
-	case ENOENT:
-	case ENOTDIR:
-		if (!mmt_module_loaded())
-			return mmt__fail(MMT_ENOMOD,
-				"mmtune module is not loaded: run 'modprobe mmtune' as root");
-		if (known_knob(path))
-			return mmt__fail(MMT_EIO,
-				"%s is missing: this mmtune module lacks it (see 'mmtunectl status')", path);
-		return mmt__fail(MMT_ENOKNOB, "no such knob: %s (see 'mmtunectl --help' for the knobs)", path);
-	case EISDIR:
-		return mmt__fail(MMT_ENOKNOB, "not a knob: %s", path);
-	case EACCES:
-	case EROFS:
-		return mmt__fail(MMT_EPERM, "permission denied on %s: run as root", path);
-	case EPERM:
-		if (geteuid() == 0)
-			return mmt__fail(MMT_EPERM,
-				"%s refused (kernel lockdown?): see /sys/kernel/security/lockdown", path);
-		return mmt__fail(MMT_EPERM, "permission denied on %s: run as root", path);
-	case EINVAL:
-	case ERANGE:
-	case EOVERFLOW:
-		if (value)
-			return mmt__fail(MMT_EINVAL, "the kernel rejected '%s' for %s", value, path);
-		return mmt__fail(MMT_EINVAL, "%s: invalid argument", path);
-	case ENODEV:
-	case ENXIO:
-		return mmt__fail(MMT_ENOMOD, "%s: the module went away: run 'modprobe mmtune'", path);
-	default:
-		return mmt__fail(MMT_EIO, "%s: %s", path, strerror(e));
-	}
-}
-
-int mmt_errno_to_err(int e, const char *path, const char *value)
-{
-	int err = map_errno(e, path ? path : "?", value);
-
-	last_errno = e;
-	errno = e;	/* callers may look at the kernel's own answer */
-	return err;
-}
-
-/* Read a whole file by path; -1 with errno on failure, else bytes. */
-long mmt_read_path(const char *path, char *buf, size_t len)
-{
-	size_t got = 0;
-	int fd;
-
-	if (!len) {
-		errno = EINVAL;
-		return -1;
-	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	while (got < len - 1) {
-		ssize_t r = read(fd, buf + got, len - 1 - got);
-
-		if (r < 0) {
-			int e = errno;
-
-			if (e == EINTR)
-				continue;
-			close(fd);
-			errno = e;
-			return -1;
-		}
-		if (r == 0)
-			break;
-		got += (size_t)r;
-	}
-	buf[got] = '\0';
-	close(fd);
-	return (long)got;
-}
-
-/* Write value to path as echo(1) would, without the newline; 0 or -1/errno. */
-int mmt__write_path(const char *path, const char *value)
-{
-	size_t n = strlen(value);
-	ssize_t w;
-	int fd, e;
-
-	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	do
-		w = write(fd, value, n);
-	while (w < 0 && errno == EINTR);
-	e = errno;
-	if (close(fd) && w >= 0) {
-		/* some kernels report the handler's error only at close */
-		return -1;
-	}
-	if (w < 0) {
-		errno = e;
-		return -1;
-	}
-	if ((size_t)w != n) {
-		errno = EIO;
-		return -1;
-	}
-	return 0;
-}
 
 /* <root>/mmtune/<knob> into p; MMT_OK or an error with the message set. */
 /* a file of the module's: a knob, rss or the pfn_valid directory */
@@ -331,7 +133,7 @@ static int knob_path(char *p, size_t n, const char *knob)
 {
 	const char *root;
 
-	last_errno = 0;
+	mmt__last_errno = 0;
 	if (!mmt_knob_name_ok(knob))
 		return mmt__fail(MMT_ENOKNOB, "invalid knob name '%.64s'", knob ? knob : "");
 	/* a usage error whether the module is loaded or not */
@@ -434,7 +236,7 @@ static int parse_trimmed(const char *buf, long min, long max, long *out)
 }
 
 /* /sys/module/mmtune/parameters/fault_around_order (works under lockdown). */
-static void param_path(char *p, size_t n)
+static void order_param_path(char *p, size_t n)
 {
 	snprintf(p, n, "%s/parameters/fault_around_order", mmt_sysfs_module());
 }
@@ -446,7 +248,7 @@ static void param_path(char *p, size_t n)
 static int debugfs_refused(int err)
 {
 	return err == MMT_ENODEBUGFS ||
-	       (err == MMT_EPERM && last_errno == EPERM && geteuid() == 0);
+	       (err == MMT_EPERM && mmt__last_errno == EPERM && geteuid() == 0);
 }
 
 /* At most 32 bytes of s, trailing blanks dropped, printable, for a message. */
@@ -467,7 +269,7 @@ static int order_from_text(const char *buf, const char *path, int *order)
 {
 	long v;
 
-	if (parse_trimmed(buf, 0, ORDER_ABS_MAX, &v))
+	if (parse_trimmed(buf, 0, MMT_ORDER_MAX, &v))
 		return mmt__fail(MMT_EIO, "%s: unexpected content '%s'", path, shown(buf));
 	*order = (int)v;
 	return MMT_OK;
@@ -490,7 +292,7 @@ int mmt_order_get(int *order, int *via_kernel)
 		if (r >= 0)
 			return order_from_text(buf, "fault_around_order", order);
 		err = (int)r;
-		param_path(p, sizeof(p));
+		order_param_path(p, sizeof(p));
 		if (debugfs_refused(err) && mmt_read_path(p, buf, sizeof(buf)) >= 0)
 			return order_from_text(buf, p, order);
 		return err;
@@ -549,7 +351,7 @@ static int module_order_write(const char *value)
 	err = mmt_knob_write("fault_around_order", value);
 	if (!err)
 		return MMT_OK;
-	param_path(p, sizeof(p));
+	order_param_path(p, sizeof(p));
 	if (!debugfs_refused(err))
 		return err;
 	if (mmt__write_path(p, value))
@@ -588,7 +390,7 @@ int mmt_order_set(int order, int *via_kernel)
 
 	if (via_kernel)
 		*via_kernel = 0;
-	if (order < 0 || order > ORDER_ABS_MAX)
+	if (order < 0 || order > MMT_ORDER_MAX)
 		return mmt__fail(MMT_EINVAL, "order %d out of range", order);
 	if (mmt_module_loaded()) {
 		snprintf(v, sizeof(v), "%d", order);
@@ -642,7 +444,7 @@ static int info_int(const char *key, int *out)
 		err = n;
 	} else {
 		v = mmt_kv_get(kv, n, key);
-		if (!v || mmt_parse_long(v, 0, ORDER_ABS_MAX, &l))
+		if (!v || mmt_parse_long(v, 0, MMT_ORDER_MAX, &l))
 			err = mmt__fail(MMT_EIO, "the module's info has no usable '%s'", key);
 		else
 			*out = (int)l;

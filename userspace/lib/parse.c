@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libmmtune parsers: info, stats, latency, numbers, and JSON strings.
+ * libmmtune parsers: info, stats, latency, numbers, order lists, and JSON
+ * strings.
  * Pure functions over (text, len): the text need not be NUL-terminated,
  * and nothing here touches the file system.
  */
@@ -192,6 +193,58 @@ int mmt_parse_u64(const char *s, unsigned long long *out)
 	if (out)
 		*out = v;
 	return MMT_OK;
+}
+
+/* One element of an order list, "N" or "A-B" (A <= B), each 0..max. */
+static int order_range(char *el, int max, long *a, long *b)
+{
+	char *dash = strchr(el, '-');
+
+	if (dash)
+		*dash = '\0';
+	if (mmt_parse_long(el, 0, max, a))
+		return -1;
+	if (!dash) {
+		*b = *a;
+		return 0;
+	}
+	return mmt_parse_long(dash + 1, 0, max, b) || *b < *a ? -1 : 0;
+}
+
+int mmt_parse_orders(const char *s, int max, unsigned int flags, int *o, int max_n)
+{
+	unsigned long long seen = 0;
+	char *copy, *tok, *save = NULL;
+	int n = 0, bad = 0, full = 0;
+	long a, b;
+
+	if (max < 0 || max > MMT_ORDER_MAX)
+		max = MMT_ORDER_MAX;
+	copy = strdup(s ? s : "");
+	if (!copy)
+		return mmt__fail(MMT_EIO, "out of memory");
+	/* strtok_r: empty elements (",0", "0,,2") are skipped */
+	for (tok = strtok_r(copy, ",", &save); tok && !bad && !full; tok = strtok_r(NULL, ",", &save)) {
+		bad = order_range(tok, max, &a, &b);
+		for (; !bad && !full && a <= b; a++) {
+			if (flags & MMT_ORDERS_SET)
+				seen |= 1ULL << a;
+			else if (!(full = n == max_n))
+				o[n++] = (int)a;
+		}
+	}
+	free(copy);
+	for (a = 0; a <= max && !full; a++)
+		if (((seen >> a) & 1) && !(full = n == max_n))
+			o[n++] = (int)a;
+	if (bad)
+		return mmt__fail(MMT_EINVAL, "--orders '%.40s': want orders 0..%d like 0,2,4 or 0-%d",
+				 s, max, max);
+	if (full)
+		return mmt__fail(MMT_EINVAL, "--orders: at most %d orders", max_n);
+	if (!n)
+		return mmt__fail(MMT_EINVAL, "--orders: empty list");
+	return n;
 }
 
 /* Up to 4 unsigned integers separated by blanks in [a, b); count or -1. */

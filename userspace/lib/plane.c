@@ -26,13 +26,13 @@ static int plane_present(void);
 
 
 /* Text appended to a caller's buffer; full once it would overflow. */
-struct out {
+struct text {
 	char *buf;
 	size_t len, used;
 	int full;
 };
 
-static void __attribute__((format(printf, 2, 3))) put(struct out *o, const char *fmt, ...)
+static void __attribute__((format(printf, 2, 3))) put(struct text *o, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -86,7 +86,8 @@ static int sysfs_value(const char *dir, const char *name, char *v, size_t n)
 	return read_value(p, v, n);
 }
 
-static int read_info(struct out *o)
+/* text_KNOB(): KNOB's debugfs text, made from the sysfs files; 0 or -1. */
+static int text_info(struct text *o)
 {
 	char v[VAL_MAX];
 	size_t i;
@@ -100,7 +101,7 @@ static int read_info(struct out *o)
 	return 0;
 }
 
-static int read_stats(struct out *o)
+static int text_stats(struct text *o)
 {
 	char v[VAL_MAX];
 	size_t i;
@@ -150,7 +151,7 @@ static int read_words(const char *dir, const char *name,
 	return n;
 }
 
-static void put_kv(struct out *o, const char *dir, const char *name)
+static void put_kv(struct text *o, const char *dir, const char *name)
 {
 	char v[VAL_MAX];
 
@@ -158,7 +159,7 @@ static void put_kv(struct out *o, const char *dir, const char *name)
 		put(o, "%s: %s\n", name, v);
 }
 
-static int read_latency(struct out *o)
+static int text_latency(struct text *o)
 {
 	static unsigned long long low[LAT_BUCKETS], fa[LAT_BUCKETS], nofa[LAT_BUCKETS];
 	int n, b, first = -1, last = -1;
@@ -193,7 +194,7 @@ static int read_latency(struct out *o)
 }
 
 /* " hits=H pages=P" of counter i of two arrays ("-": pages not counted). */
-static void put_ctr(struct out *o, const unsigned long long *h, int nh,
+static void put_ctr(struct text *o, const unsigned long long *h, int nh,
 		    const unsigned long long *pg, int np, int i)
 {
 	put(o, " hits=%llu pages=", i < nh ? h[i] : 0);
@@ -216,7 +217,7 @@ static const char *const pw_names[PW_NR] = {
  * usefulness counts (once counted), then an auto rule's order (order,
  * or -1 for none) and the rest, from words w (nw of each).
  */
-static void put_rule_words(struct out *o, char (*w)[64][WORD_MAX],
+static void put_rule_words(struct text *o, char (*w)[64][WORD_MAX],
 			   const int *nw, int i, long long order)
 {
 	int k;
@@ -238,7 +239,7 @@ static void put_rule_words(struct out *o, char (*w)[64][WORD_MAX],
 }
 
 /* The debugfs policy text: header comments, then each rule and its counters. */
-static int read_policy(struct out *o)
+static int text_policy(struct text *o)
 {
 	static unsigned long long h[2], hits[64], pages[64], orders[64];
 	static char w[PW_NR][64][WORD_MAX];
@@ -303,7 +304,7 @@ static int plane_present(void)
 
 long mmt__plane_read(const char *knob, char *buf, size_t len)
 {
-	struct out o = { buf, len, 0, 0 };
+	struct text o = { buf, len, 0, 0 };
 	const char *param = param_of(knob);
 	char p[PATH_MAX];
 	int r = -1;
@@ -311,13 +312,13 @@ long mmt__plane_read(const char *knob, char *buf, size_t len)
 	if (!plane_present())
 		return -1;
 	if (!strcmp(knob, "info"))
-		r = read_info(&o);
+		r = text_info(&o);
 	else if (!strcmp(knob, "stats"))
-		r = read_stats(&o);
+		r = text_stats(&o);
 	else if (!strcmp(knob, "latency"))
-		r = read_latency(&o);
+		r = text_latency(&o);
 	else if (!strcmp(knob, "policy"))
-		r = read_policy(&o);
+		r = text_policy(&o);
 	else if (param) {
 		param_path(p, sizeof(p), param);
 		return mmt_read_path(p, buf, len);

@@ -5,8 +5,14 @@
 
 #include "libmmtune.h"
 
+/*
+ * base.c, the bottom layer (it calls nothing else here): the message,
+ * errno mapping, file I/O and roots.
+ */
 /* Set the thread's message; returns err. */
 int mmt__fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The errno behind the thread's last mmt_errno_to_err(); 0 for none. */
+extern __thread int mmt__last_errno;
 
 /* Echo-like write (0, -1/errno); the read is libmmtune.h's mmt_read_path. */
 int mmt__write_path(const char *path, const char *value);

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "libmmtune.h"
+#include "jsonw.h"
 #include "mmstress.h"
 
 enum fm_kind { FM_SEQ, FM_RAND, FM_SPARSE };
@@ -351,17 +352,35 @@ static void probe_once(struct mms_ctx *c, int fd, long long size, long long mapl
 	munmap(base, maplen);
 }
 
+/* A probe's JSON record, one line */
+static void probe_json(struct jsonw *jw, const struct probe_res *p, long long size, int ok)
+{
+	jsonw_flow(jw);
+	jsonw_start_object(jw);
+	jsonw_string_field(jw, "workload", "eofprobe");
+	mms_out_json_order(jw, "order", p->order);
+	mms_out_json_order(jw, "effective_order", p->eff_order);
+	jsonw_int_field(jw, "size", size);
+	jsonw_int_field(jw, "pages_past_eof", p->past);
+	jsonw_int_field(jw, "sigbus", p->sigbus);
+	jsonw_bool_field(jw, "tail_zero", !p->tail_bad);
+	jsonw_bool_field(jw, "content_ok", !p->content_bad);
+	jsonw_string_field(jw, "result", ok ? "ok" : "FAIL");
+	jsonw_end_object(jw);
+}
+
 /* The probe's records: a table, CSV rows or a JSON document */
 static void probe_print(struct mms_ctx *c, const struct probe_res *res, int n, int bad,
 			long long size, long long maplen)
 {
 	const struct mms_opts *o = c->o;
+	struct jsonw *jw = NULL;
 
 	if (o->format == FMT_CSV)
 		mms_out_begin("workload,order,effective_order,size,pages_past_eof,sigbus,tail_zero,"
 			      "content_ok,result");
 	else if (o->format == FMT_JSON)
-		mms_out_json_open(mms_stop ? "interrupted" : bad ? "failed" : "done", NULL);
+		jw = mms_out_json_open(mms_stop ? "interrupted" : bad ? "failed" : "done", NULL);
 	else
 		printf("eofprobe: file of %lld bytes (%lld pages + %lld bytes), mapped %lld pages\n"
 		       "%-7s %15s %8s %10s %10s %s\n", size, size / c->page, size % c->page,
@@ -376,20 +395,16 @@ static void probe_print(struct mms_ctx *c, const struct probe_res *res, int n, i
 			break;
 		mms_order_str(p->order, o->format, ord, sizeof(ord));
 		mms_order_str(p->eff_order, o->format, eff, sizeof(eff));
-		if (o->format == FMT_CSV)
+		if (jw)
+			probe_json(jw, p, size, ok);
+		else if (o->format == FMT_CSV)
 			printf("eofprobe,%s,%s,%lld,%ld,%ld,%d,%d,%s\n", ord, eff, size, p->past, p->sigbus,
 			       !p->tail_bad, !p->content_bad, ok ? "ok" : "FAIL");
-		else if (o->format == FMT_JSON)
-			printf("%s\n    {\"workload\": \"eofprobe\", \"order\": %s, \"effective_order\": %s, "
-			       "\"size\": %lld, \"pages_past_eof\": %ld, \"sigbus\": %ld, \"tail_zero\": %s, "
-			       "\"content_ok\": %s, \"result\": \"%s\"}", i ? "," : "", ord, eff, size,
-			       p->past, p->sigbus, p->tail_bad ? "false" : "true",
-			       p->content_bad ? "false" : "true", ok ? "ok" : "FAIL");
 		else
 			printf("%-7s %15ld %8ld %10s %10s %s\n", ord, p->past, p->sigbus,
 			       p->tail_bad ? "no" : "yes", p->content_bad ? "bad" : "ok", ok ? "ok" : "FAIL");
 	}
-	if (o->format == FMT_JSON)
+	if (jw)
 		mms_out_json_close();
 	fflush(stdout);
 }

@@ -39,7 +39,7 @@ static void usage(FILE *f)
 "  -t, --threads LIST   thread (build: process) counts, e.g. 1,8,32 (default 1)\n"
 "  -s, --size SIZE      bytes per thread, e.g. 64M (default per workload)\n"
 "  -f, --file PATH      test file, directory or device (default: a tmpfs file)\n"
-"  -o, --orders LIST    sweep fault_around_order, e.g. 0,1,3,4 (restored after)\n"
+"  -o, --orders LIST    sweep fault_around_order, e.g. 0,1,3,4 or 0-9 (restored after)\n"
 "  -r, --repeat N       runs per point (default 1): mean and relative std dev\n"
 "      --warmup N       unmeasured runs before the first point (default 1)\n"
 "  -n, --count N        build, ebizzy: work per worker; dio, migrate, pfnscan: passes\n"
@@ -133,16 +133,13 @@ static void parse_threads(struct mms_opts *o, const char *arg)
 		o->threads[i] = tl[i];
 }
 
+/* --orders: libmmtune's grammar, swept in the order given (repeats too) */
 static void parse_orders(struct mms_opts *o, const char *arg, int max_order)
 {
-	int n = mms_parse_list(arg, 0, max_order, o->orders, MMS_MAX_LIST);
-	char m[128];
+	int n = mmt_parse_orders(arg, max_order, 0, o->orders, MMS_MAX_LIST);
 
-	if (n < 0) {
-		snprintf(m, sizeof(m), "--orders '%%s': want a list of orders 0..%d, e.g. 0,1,3,4",
-			 max_order);
-		usage_die(m, arg);
-	}
+	if (n < 0)
+		usage_die("%s", mmt_errmsg());
 	o->norders = n;
 }
 

@@ -32,7 +32,7 @@ struct mms_opts {
 	int threads[MMS_MAX_LIST];
 	int nthreads;
 	int max_threads;
-	long orders[MMS_MAX_LIST];
+	int orders[MMS_MAX_LIST];
 	int norders;			/* 0: no sweep, the knob is left alone */
 	long long size;			/* bytes per thread (0: workload default) */
 	int size_given;
@@ -231,7 +231,7 @@ int mms_effective_order(char *rule, size_t len);
 
 /* ---- output.c ---- */
 int mms_out_flush(void);	/* 0, or -1 (EPIPE: mms_stop = SIGPIPE) */
-/* "order" as each format writes "no order": null, an empty field, "-" */
+/* "order" as CSV and the table write it: "no order" is an empty field, "-" */
 const char *mms_order_str(int order, enum mms_format f, char *buf, size_t len);
 /* The sweep's records: begin (CSV: '#' lines and the header), one per run
  * (CSV: its line), end (JSON: the document; table), or skip (exit 77: the
@@ -242,9 +242,15 @@ int mms_out_add(const struct mms_result *r);	/* 0, or -1: out of memory */
 void mms_out_end(void);
 const struct mms_result *mms_out_records(int *n);
 void mms_out_skip(const char *reason);
-/* JSON's {"meta": {...}, "runs": [ and ]} around records written by the caller */
-void mms_out_json_open(const char *status, const char *reason);
+/*
+ * JSON's {"meta": {...}, "runs": [ and ]} around records the caller writes
+ * through the writer open returns (lib/jsonw.h), a record a line
+ * (jsonw_flow); mms_out_json_order() writes an order member, null for none.
+ */
+struct jsonw;
+struct jsonw *mms_out_json_open(const char *status, const char *reason);
 void mms_out_json_close(void);
+void mms_out_json_order(struct jsonw *w, const char *key, int order);
 void mms_out_table(struct mms_ctx *c, const char *title, const struct mms_result *r, int n);
 
 /* ---- plot.c ---- */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "libmmtune.h"
+#include "jsonw.h"
 #include "mmstress.h"
 
 #define CSV_COLS "workload,order,effective_order,threads,run,minor_faults,major_faults," \
@@ -42,92 +43,92 @@ const char *mms_order_str(int order, enum mms_format f, char *buf, size_t len)
 	if (order >= 0)
 		snprintf(buf, len, "%d", order);
 	else
-		snprintf(buf, len, "%s", f == FMT_JSON ? "null" : f == FMT_CSV ? "" : "-");
+		snprintf(buf, len, "%s", f == FMT_CSV ? "" : "-");
 	return buf;
 }
 
 /* ---- the metadata: the same keys as JSON members and as CSV '#' lines */
 
-static int meta_n;	/* members written so far (JSON commas) */
+static struct jsonw jw;	/* the JSON document (lib/jsonw.h) */
 
-static void meta_key(const char *key)
+static int json(void)
 {
-	if (oc->o->format == FMT_JSON)
-		printf("%s\n    \"%s\": ", meta_n++ ? "," : "", key);
-	else
-		printf("# %s: ", key);
+	return oc->o->format == FMT_JSON;
 }
 
-static void meta_end(void)
+/* CSV: a value on one line whatever it holds */
+static void csv_text(const char *v)
 {
-	if (oc->o->format != FMT_JSON)
-		printf("\n");
+	for (; v && *v; v++)
+		putchar((unsigned char)*v < ' ' ? '?' : *v);
 }
 
 /* a string; "" is JSON null, an empty CSV value */
 static void meta_str(const char *key, const char *v)
 {
-	meta_key(key);
-	if (oc->o->format == FMT_JSON) {
-		if (v && *v)
-			mmt_json_str(stdout, v);
-		else
-			printf("null");
-	} else if (v) {
-		for (; *v; v++)		/* one line whatever the path holds */
-			putchar((unsigned char)*v < ' ' ? '?' : *v);
+	if (json()) {
+		jsonw_string_field(&jw, key, v && *v ? v : NULL);
+		return;
 	}
-	meta_end();
+	printf("# %s: ", key);
+	csv_text(v);
+	printf("\n");
 }
 
 /* a number; < 0 is "none" (null, empty) */
 static void meta_num(const char *key, long long v)
 {
-	meta_key(key);
-	if (v >= 0)
-		printf("%lld", v);
-	else if (oc->o->format == FMT_JSON)
-		printf("null");
-	meta_end();
+	if (!json() && v >= 0)
+		printf("# %s: %lld\n", key, v);
+	else if (!json())
+		printf("# %s: \n", key);
+	else if (v >= 0)
+		jsonw_int_field(&jw, key, v);
+	else
+		jsonw_null_field(&jw, key);
 }
 
 /* a list of numbers; n == 0 is "none" */
 static void meta_list(const char *key, const long *v, int n)
 {
-	int json = oc->o->format == FMT_JSON;
-
-	meta_key(key);
-	if (json && !n)
-		printf("null");
-	else if (json)
-		printf("[");
+	if (!json()) {
+		printf("# %s: ", key);
+		for (int i = 0; i < n; i++)
+			printf("%s%ld", i ? "," : "", v[i]);
+		printf("\n");
+		return;
+	}
+	if (!n) {
+		jsonw_null_field(&jw, key);
+		return;
+	}
+	jsonw_name(&jw, key);
+	jsonw_flow(&jw);
+	jsonw_start_array(&jw);
 	for (int i = 0; i < n; i++)
-		printf("%s%ld", i ? (json ? ", " : ",") : "", v[i]);
-	if (json && n)
-		printf("]");
-	meta_end();
+		jsonw_int(&jw, v[i]);
+	jsonw_end_array(&jw);
 }
 
 static void meta_command(void)
 {
 	const struct mms_meta *m = &oc->meta;
 
-	meta_key("command");
-	if (oc->o->format == FMT_JSON)
-		printf("[");
-	for (int i = 0; i < m->argc; i++) {
-		if (oc->o->format == FMT_JSON) {
-			printf("%s", i ? ", " : "");
-			mmt_json_str(stdout, m->argv[i]);
-		} else {
+	if (!json()) {
+		printf("# command: ");
+		for (int i = 0; i < m->argc; i++) {
 			printf("%s", i ? " " : "");
-			for (const char *a = m->argv[i]; *a; a++)
-				putchar((unsigned char)*a < ' ' ? '?' : *a);
+			csv_text(m->argv[i]);
 		}
+		printf("\n");
+		return;
 	}
-	if (oc->o->format == FMT_JSON)
-		printf("]");
-	meta_end();
+	jsonw_name(&jw, "command");
+	jsonw_flow(&jw);
+	jsonw_start_array(&jw);
+	for (int i = 0; i < m->argc; i++)
+		jsonw_string(&jw, m->argv[i]);
+	jsonw_end_array(&jw);
 }
 
 static void meta_write(const char *status, const char *reason)
@@ -135,12 +136,13 @@ static void meta_write(const char *status, const char *reason)
 	const struct mms_opts *o = oc->o;
 	const struct mms_meta *m = &oc->meta;
 	static const char *const via[] = { "", "module", "kernel" };
-	long threads[MMS_MAX_LIST];
+	long threads[MMS_MAX_LIST], orders[MMS_MAX_LIST];
 	int wants_blocks = oc->w && oc->w->uses_blocks;
 
 	for (int i = 0; i < o->nthreads; i++)
 		threads[i] = o->threads[i];
-	meta_n = 0;
+	for (int i = 0; i < o->norders; i++)
+		orders[i] = o->orders[i];
 	meta_str("tool", "mmstress");
 	meta_str("mmtune_version", MMT_VERSION);
 	meta_command();
@@ -160,7 +162,7 @@ static void meta_write(const char *status, const char *reason)
 	meta_str("module_version", m->module_version);
 	meta_num("order_found", m->order_found);
 	meta_str("policy_rule", m->rule);
-	meta_list("orders", o->orders, o->norders);
+	meta_list("orders", orders, o->norders);
 	meta_list("threads", threads, o->nthreads);
 	meta_list("blocks", o->blocks, wants_blocks ? o->nblocks : 0);
 	meta_num("repeat", o->repeat);
@@ -221,36 +223,62 @@ const struct mms_result *mms_out_records(int *n)
 	return recs;
 }
 
-void mms_out_json_open(const char *status, const char *reason)
+struct jsonw *mms_out_json_open(const char *status, const char *reason)
 {
-	printf("{\"meta\": {");
+	jsonw_init(&jw, stdout);
+	jsonw_pretty(&jw, 1);
+	jsonw_start_object(&jw);
+	jsonw_name(&jw, "meta");
+	jsonw_start_object(&jw);
 	meta_write(status, reason);
-	printf("\n  },\n  \"runs\": [");
+	jsonw_end_object(&jw);
+	jsonw_name(&jw, "runs");
+	jsonw_start_array(&jw);
+	return &jw;
 }
 
 void mms_out_json_close(void)
 {
-	printf("\n  ]\n}\n");
+	jsonw_end_array(&jw);
+	jsonw_end_object(&jw);
 	mms_out_flush();
+}
+
+void mms_out_json_order(struct jsonw *w, const char *key, int order)
+{
+	if (order >= 0)
+		jsonw_int_field(w, key, order);
+	else
+		jsonw_null_field(w, key);
 }
 
 static void json_runs(void)
 {
 	for (int i = 0; i < nrec; i++) {
 		const struct mms_result *r = &recs[i];
-		char order[16], eff[16];
 
-		printf("%s\n    {\"workload\": \"%s\", \"order\": %s, \"effective_order\": %s, "
-		       "\"threads\": %d, \"run\": %d, "
-		       "\"minor_faults\": %ld, \"major_faults\": %ld, \"seconds\": %.6f, "
-		       "\"throughput\": %.3f, \"unit\": \"%s\", \"block\": %ld, \"size\": %lld, "
-		       "\"ops\": %lld, \"vm_pgfault\": %lld, \"vm_pgmajfault\": %lld, "
-		       "\"vm_pgmigrate_success\": %lld, \"vm_pgmigrate_fail\": %lld}",
-		       i ? "," : "", r->workload, mms_order_str(r->order, FMT_JSON, order, sizeof(order)),
-		       mms_order_str(r->eff_order, FMT_JSON, eff, sizeof(eff)), r->threads, r->run,
-		       r->minflt, r->majflt, r->seconds, r->throughput, r->unit, r->block, r->size,
-		       r->ops, r->vm_pgfault, r->vm_pgmajfault, r->vm_pgmigrate_success,
-		       r->vm_pgmigrate_fail);
+		jsonw_flow(&jw);
+		jsonw_start_object(&jw);
+		jsonw_string_field(&jw, "workload", r->workload);
+		mms_out_json_order(&jw, "order", r->order);
+		mms_out_json_order(&jw, "effective_order", r->eff_order);
+		jsonw_int_field(&jw, "threads", r->threads);
+		jsonw_int_field(&jw, "run", r->run);
+		jsonw_int_field(&jw, "minor_faults", r->minflt);
+		jsonw_int_field(&jw, "major_faults", r->majflt);
+		jsonw_name(&jw, "seconds");
+		jsonw_float_fmt(&jw, "%.6f", r->seconds);
+		jsonw_name(&jw, "throughput");
+		jsonw_float_fmt(&jw, "%.3f", r->throughput);
+		jsonw_string_field(&jw, "unit", r->unit);
+		jsonw_int_field(&jw, "block", r->block);
+		jsonw_int_field(&jw, "size", r->size);
+		jsonw_int_field(&jw, "ops", r->ops);
+		jsonw_int_field(&jw, "vm_pgfault", r->vm_pgfault);
+		jsonw_int_field(&jw, "vm_pgmajfault", r->vm_pgmajfault);
+		jsonw_int_field(&jw, "vm_pgmigrate_success", r->vm_pgmigrate_success);
+		jsonw_int_field(&jw, "vm_pgmigrate_fail", r->vm_pgmigrate_fail);
+		jsonw_end_object(&jw);
 	}
 }
 
