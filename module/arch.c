@@ -25,6 +25,7 @@
 #include <linux/utsname.h>
 
 #include "mmtune.h"
+#include "compat.h"
 
 struct mmtune_arch {
 	const char *name;
@@ -63,6 +64,15 @@ const char *mmtune_arch_name(void)
 unsigned int mmtune_max_order(void)
 {
 	return ilog2(PTRS_PER_PTE);
+}
+
+/*
+ * The largest order whose windows usefulness measures (a page table's,
+ * where it marks pages): order=auto raises no higher.
+ */
+unsigned int mmtune_useful_max_order(void)
+{
+	return min_t(unsigned int, ilog2(MMTUNE_MARK_MAX), mmtune_max_order());
 }
 
 unsigned int mmtune_default_order(void)

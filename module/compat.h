@@ -308,6 +308,19 @@ static __always_inline unsigned int mmtune_unfold(struct mm_struct *mm,
 }
 
 /*
+ * The most pages of one fault-around call that the measurement marks: a
+ * page table's worth (fault-around never crosses one), 512 with 4 KiB
+ * pages, 2048 with arm64's 16 KiB (its max_order 11), so every order a
+ * rule can have is measured.  A constant where the measurement is built;
+ * elsewhere (ppc64's is a variable) nothing is marked.
+ */
+#if MMTUNE_HAVE_PTE_MKOLD
+#define MMTUNE_MARK_MAX	PTRS_PER_PTE
+#else
+#define MMTUNE_MARK_MAX	1
+#endif
+
+/*
  * The PTE table a pmd value points to; NULL if none, or a huge mapping
  * (the faulting folio's, never pre-mapped).  The caller keeps the table
  * (its mmap or VMA lock, with preemption off against a table freed by

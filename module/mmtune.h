@@ -84,6 +84,8 @@ bool mmtune_in_kernel_data(unsigned long addr);
 /* arch.c: per-architecture facts, computed at run time. */
 const char *mmtune_arch_name(void);
 unsigned int mmtune_max_order(void);
+/* the largest order whose windows usefulness measures (auto's ceiling) */
+unsigned int mmtune_useful_max_order(void);
 unsigned int mmtune_default_order(void);
 const char *mmtune_pfn_valid_kind(void);
 /* pfn_valid strategies (pfn_valid.c); BIT(n) of those this arch can have */
@@ -138,14 +140,14 @@ void mmtune_policy_window(const struct vm_fault *vmf, unsigned long *start,
 			  unsigned long *end);
 void mmtune_policy_prefaulted(struct mm_struct *mm, unsigned int n);
 bool mmtune_policy_untouched(struct vm_area_struct *vma, unsigned long n);
+/* usefulness.c tells whether it measures: the live walk runs only then */
+void mmtune_policy_measured(bool on);
 /* rss.c's rule= selection */
 int mmtune_policy_vma_rule(struct task_struct *t,
 			   const struct vm_area_struct *vma);
 
 /* usefulness.c: fault-around's pre-mapped pages touched, a user of hooks.h. */
 extern const struct mmtune_feature mmtune_usefulness_feature;
-/* the largest order whose windows it measures (auto's ceiling) */
-unsigned int mmtune_useful_max_order(void);
 bool mmtune_useful_enabled(void);
 
 /* rss.c: pre-mapped pages still mapped and untouched, per process and file */

@@ -899,6 +899,17 @@ static int install_locked(struct policy_set *set)
 	return 0;
 }
 
+/*
+ * Whether usefulness.c measures (it says so at enable and disable, under
+ * its lock): told, not asked, so that policy.c calls nothing of it.
+ */
+static bool measured;
+
+void mmtune_policy_measured(bool on)
+{
+	WRITE_ONCE(measured, on);
+}
+
 /* Each auto rule's judgement (auto.c), at every poll. */
 static void auto_judge_locked(struct policy_set *set)
 {
@@ -942,7 +953,7 @@ static void policy_poll(struct work_struct *work)
 		for (i = 0, n = 0; i < set->nr; i++)
 			if (set->rule[i].is_auto)
 				ids[n++] = set->rule[i].au.id;
-		if (n && mmtune_useful_enabled())
+		if (n && READ_ONCE(measured))
 			mmtune_live_poll(ids, n, live_credit, auto_rule_of, set);
 		auto_judge_locked(set);
 		waiting = policy_cgroup_follow(set);

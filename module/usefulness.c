@@ -107,18 +107,8 @@ static int pending_enable = -1;
 
 /* ---- the fault path ---- */
 
-/*
- * The most pages of one call: a page table's worth (fault-around never
- * crosses one), 512 with 4 KiB pages, 2048 with arm64's 16 KiB (its
- * max_order 11), so every order a rule can have is measured.  A
- * constant where the measurement is built; elsewhere (ppc64's is a
- * variable) nothing is marked.
- */
-#if MMTUNE_HAVE_PTE_MKOLD
-#define MARK_MAX	PTRS_PER_PTE
-#else
-#define MARK_MAX	1
-#endif
+/* The most pages of one call (compat.h): every order a rule can have */
+#define MARK_MAX	MMTUNE_MARK_MAX
 
 struct mark_data {
 	struct vm_area_struct *vma;
@@ -626,6 +616,7 @@ static int useful_enable_locked(void)
 	pgscan_from = mmtune_kernel_pgscan();
 	missed_from = mmtune_hook_missed(MMT_HOOK_MAP_RETURN);
 	useful_on = true;
+	mmtune_policy_measured(true);
 	return 0;
 }
 
@@ -638,6 +629,7 @@ static int useful_set_locked(bool on)
 			tp_way_put();	/* before the entry hook: see tp_way_get */
 		mmtune_hooks_put(&useful_user);
 		useful_on = false;
+		mmtune_policy_measured(false);
 	}
 	return 0;
 }
@@ -668,12 +660,6 @@ static void useful_sum(struct useful_pcpu *sum)
 bool mmtune_useful_enabled(void)
 {
 	return READ_ONCE(useful_on);
-}
-
-/* The largest order whose windows are measured: auto raises no higher. */
-unsigned int mmtune_useful_max_order(void)
-{
-	return min_t(unsigned int, ilog2(MARK_MAX), mmtune_max_order());
 }
 
 static const char *useful_absent(void)
