@@ -3,9 +3,11 @@
 # tests/check-debug.sh: `make check-debug`. Run as root on Debian 12.
 #
 #  1. tests/setup.sh (host packages, with linux-source-6.1; virtme-ng);
-#  2. tests/debug/kernel.sh: Debian's 6.1 source built once with KASAN,
-#     lockdep (PROVE_LOCKING, PROVE_RCU), DEBUG_ATOMIC_SLEEP, DEBUG_OBJECTS
-#     and kmemleak (tests/debug/debug.config), cached under
+#  2. tests/debug/kernel.sh: Debian's 6.1 source (MMT_DEBUG_KVER=7.3, make's
+#     DEBUG_KVER=7.3: trixie-backports' 7.3) built once with KASAN,
+#     lockdep (PROVE_LOCKING, PROVE_RCU), DEBUG_ATOMIC_SLEEP, DEBUG_OBJECTS,
+#     DEBUG_VM, PAGE_TABLE_CHECK and kmemleak (tests/debug/debug.config),
+#     cached under
 #     $MMTUNE_CACHE/debug/<version>-<hash of the fragment>/;
 #  3. the module built against it (make module KDIR=<cache>/build), the tools,
 #     and the static fuzzer tests/debug/knobfuzz.c;
