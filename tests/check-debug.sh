@@ -113,6 +113,9 @@ ktap_step "modules of $REL for modprobe (depmod in tests/out/debug/modroot)" \
 ktap_end
 echo "# guest (tests/debug/guest.sh): suites ${MMT_DEBUG_SUITES:-all}; parts ${MMT_DEBUG_PARTS:-storm fuzz hotplug reports}; cycles ${MMT_DEBUG_CYCLES:-500}, fuzz ${MMT_DEBUG_FUZZ:-10000}, hotplug rounds ${MMT_DEBUG_HOTPLUG:-20}"
 export MMT_DEBUG_FUZZER=$OUT/knobfuzz
+# t-00-boot: the series built
+MMT_BOOT_SERIES=$(echo "$REL" | cut -d. -f1,2)
+export MMT_BOOT_SERIES
 export MMT_TEST_TIMEOUT=${MMT_TEST_TIMEOUT:-1800}
 # Single-threaded TCG, vng.sh's default (its comment says why): with a
 # host thread per vCPU the storm's load/unload cycles wedged this guest
