@@ -73,8 +73,11 @@ check-vm:
 check-matrix:
 	tests/check-matrix.sh $(CELLS)
 
+# make check-debug DEBUG_KVER=7.3: the debug kernel of that Debian series
+# (default 6.1; tests/debug/kernel.sh)
+DEBUG_KVER ?= 6.1
 check-debug:
-	tests/check-debug.sh
+	MMT_DEBUG_KVER=$(DEBUG_KVER) tests/check-debug.sh
 
 check-trace:
 	tests/check-trace.sh $(CELLS)

@@ -3,9 +3,11 @@
 # tests/check-debug.sh: `make check-debug`. Run as root on Debian 12.
 #
 #  1. tests/setup.sh (host packages, with linux-source-6.1; virtme-ng);
-#  2. tests/debug/kernel.sh: Debian's 6.1 source built once with KASAN,
-#     lockdep (PROVE_LOCKING, PROVE_RCU), DEBUG_ATOMIC_SLEEP, DEBUG_OBJECTS
-#     and kmemleak (tests/debug/debug.config), cached under
+#  2. tests/debug/kernel.sh: Debian's 6.1 source (MMT_DEBUG_KVER=7.3, make's
+#     DEBUG_KVER=7.3: trixie-backports' 7.3) built once with KASAN,
+#     lockdep (PROVE_LOCKING, PROVE_RCU), DEBUG_ATOMIC_SLEEP, DEBUG_OBJECTS,
+#     DEBUG_VM, PAGE_TABLE_CHECK and kmemleak (tests/debug/debug.config),
+#     cached under
 #     $MMTUNE_CACHE/debug/<version>-<hash of the fragment>/;
 #  3. the module built against it (make module KDIR=<cache>/build), the tools,
 #     and the static fuzzer tests/debug/knobfuzz.c;
@@ -111,6 +113,9 @@ ktap_step "modules of $REL for modprobe (depmod in tests/out/debug/modroot)" \
 ktap_end
 echo "# guest (tests/debug/guest.sh): suites ${MMT_DEBUG_SUITES:-all}; parts ${MMT_DEBUG_PARTS:-storm fuzz hotplug reports}; cycles ${MMT_DEBUG_CYCLES:-500}, fuzz ${MMT_DEBUG_FUZZ:-10000}, hotplug rounds ${MMT_DEBUG_HOTPLUG:-20}"
 export MMT_DEBUG_FUZZER=$OUT/knobfuzz
+# t-00-boot: the series built
+MMT_BOOT_SERIES=$(echo "$REL" | cut -d. -f1,2)
+export MMT_BOOT_SERIES
 export MMT_TEST_TIMEOUT=${MMT_TEST_TIMEOUT:-1800}
 # Single-threaded TCG, vng.sh's default (its comment says why): with a
 # host thread per vCPU the storm's load/unload cycles wedged this guest

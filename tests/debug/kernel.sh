@@ -3,8 +3,14 @@
 # tests/debug/kernel.sh: build (once) and cache the debug kernel of
 # `make check-debug`; print the cache directory on stdout.
 #
-# Source: Debian's linux-source-6.1 tarball (/usr/src/linux-source-6.1.tar.xz,
-# tests/deps/debug.txt), extracted once to $CACHE/debug/src-<version>.
+# Source: Debian's linux-source-<series> tarball, extracted once to
+# $CACHE/debug/src-<version>.  6.1 (the default): the host's package
+# (/usr/src/linux-source-6.1.tar.xz, tests/deps/debug.txt).  Another series
+# (MMT_DEBUG_KVER=7.3): its package from trixie-backports, downloaded with
+# the matrix's private apt configuration of amd64 (tests/matrix/lib.sh:
+# the host's apt state is not touched, nothing is installed) and unpacked
+# with dpkg-deb under $CACHE/debug/pkg-<version>.  Either is built with
+# the host's compiler, as the module is then.
 # Config: virtme-ng's smallest config (virtme-configkernel --allnoconfig; `vng
 # --kconfig` runs its --defconfig, twice the size), then tests/debug/base.config
 # (what the guest needs) and tests/debug/debug.config (the checkers, what the
@@ -16,13 +22,14 @@
 #   release           its `uname -r`
 #   build-seconds     the measured wall time of the build
 # Reused when present (a 'done' stamp is written last). Serialized by a flock
-# on $CACHE/debug/lock. Env: MMTUNE_CACHE, MMT_DEBUG_JOBS (default 2),
-# MMT_DEBUG_NICE (default 19: the build takes what CPU others leave).
+# on $CACHE/debug/lock. Env: MMTUNE_CACHE, MMT_DEBUG_KVER (the series,
+# default 6.1), MMT_DEBUG_JOBS (default 2), MMT_DEBUG_NICE (default 19: the
+# build takes what CPU others leave).
 set -euo pipefail
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 CACHE=${MMTUNE_CACHE:-/var/cache/mmtune}
-TARBALL=/usr/src/linux-source-6.1.tar.xz
+KVER=${MMT_DEBUG_KVER:-6.1}
 FRAGS=("$TOP/tests/debug/base.config" "$TOP/tests/debug/debug.config")
 VNG_DIR=$CACHE/virtme-ng/current
 JOBS=${MMT_DEBUG_JOBS:-2}
@@ -31,15 +38,59 @@ NICE=${MMT_DEBUG_NICE:-19}
 . "$TOP/tests/lib.sh"
 LOG_TAG=debug-kernel	# log and die
 
-[ -r "$TARBALL" ] || die "no $TARBALL: apt-get install -t bookworm linux-source-6.1"
-ver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null) ||
-	die "linux-source-6.1 is not installed"
+# fetch_source PKG: the newest PKG (linux-source-<series>) of the matrix's
+# amd64 apt configuration, downloaded and unpacked once under
+# $CACHE/debug/pkg-<version>/; prints its tarball's path.
+fetch_source() {
+	local pkg=$1 v d
+	(
+		# one download and unpack at a time
+		exec 8>"$CACHE/debug/fetch.lock"
+		flock 8
+		# shellcheck source=../matrix/lib.sh
+		. "$TOP/tests/matrix/lib.sh"
+		papt_update amd64 >&2
+		v=$(papt amd64 apt-cache policy "$pkg" | awk '/Candidate:/ { print $2 }')
+		if [ -z "$v" ] || [ "$v" = "(none)" ]; then
+			mdie "no $pkg in the private apt of amd64"
+		fi
+		d=$CACHE/debug/pkg-$v
+		if [ ! -f "$d/.unpacked" ]; then
+			rm -rf "$d" "$CACHE/debug/debs"; mkdir -p "$d" "$CACHE/debug/debs"
+			log "downloading $pkg $v (private apt configuration)"
+			(cd "$CACHE/debug/debs" && papt amd64 apt-get download "$pkg=$v" >/dev/null) ||
+				mdie "apt-get download $pkg=$v failed"
+			dpkg-deb -x "$CACHE"/debug/debs/"${pkg}"_*.deb "$d"
+			rm -rf "$CACHE/debug/debs"
+			touch "$d/.unpacked"
+		fi
+		ls "$d"/usr/src/"$pkg".tar.*
+	)
+}
+
+mkdir -p "$CACHE/debug"
+
+PKG=linux-source-$KVER
+if [ "$KVER" = 6.1 ]; then
+	TARBALL=/usr/src/$PKG.tar.xz
+	[ -r "$TARBALL" ] || die "no $TARBALL: apt-get install -t bookworm $PKG"
+	ver=$(dpkg-query -W -f='${Version}' "$PKG" 2>/dev/null) ||
+		die "$PKG is not installed"
+else
+	TARBALL=$(fetch_source "$PKG") || die "could not fetch $PKG"
+	ver=${TARBALL#"$CACHE/debug/pkg-"}; ver=${ver%%/*}
+fi
 ver=${ver%%-*}
 hash=$(cat "${FRAGS[@]}" | sha256sum | cut -c1-12)
 DIR=$CACHE/debug/$ver-$hash
-SRC=$CACHE/debug/src-$ver/linux-source-6.1
+SRC=$CACHE/debug/src-$ver/$PKG
 
-mkdir -p "$CACHE/debug"
+# A built kernel is used without the lock (the build of another series may
+# hold it for twenty minutes); a build waits for it.
+if [ -f "$DIR/done" ]; then
+	echo "$DIR"
+	exit 0
+fi
 exec 9>"$CACHE/debug/lock"
 flock 9
 
@@ -51,7 +102,7 @@ fi
 if [ ! -f "$SRC/.extracted" ]; then
 	log "extracting $TARBALL to ${SRC%/*}"
 	rm -rf "${SRC%/*}"; mkdir -p "${SRC%/*}"
-	nice -n "$NICE" tar -xJf "$TARBALL" -C "${SRC%/*}"
+	nice -n "$NICE" tar -xf "$TARBALL" -C "${SRC%/*}"
 	touch "$SRC/.extracted"
 fi
 
@@ -68,15 +119,29 @@ if [ ! -f "$DIR/configured" ]; then
 		>>"$DIR/config.log" 2>&1 || die "merge_config failed: $DIR/config.log"
 	make -s -C "$SRC" O="$B" olddefconfig >>"$DIR/config.log" 2>&1
 
-	# Every line of the fragments must have survived olddefconfig.
-	miss=0
+	# Every line of the fragments must have survived olddefconfig, but
+	# a symbol this series does not have (7.x: PROC_SYSCTL is SYSCTL's)
+	# and the "less to build" section's wishes (7.x: MICROCODE is no
+	# longer a choice), which are logged.
+	miss=0 wish=0
+	kconfigs=$(find "$SRC" -name 'Kconfig*' -not -path '*/Documentation/*')
 	while IFS= read -r l; do
 		case $l in
-		CONFIG_*=*) grep -qxF "$l" "$B/.config" || { log "not in .config: $l"; miss=1; } ;;
+		'# --- a distinct release; and less to build'*) wish=1; continue ;;
+		CONFIG_*=*) n=${l%%=*}; grep -qxF "$l" "$B/.config" && continue ;;
 		'# CONFIG_'*' is not set')
 			n=${l#\# }; n=${n%% *}
-			grep -q "^$n=" "$B/.config" && { log "still set: $n"; miss=1; } ;;
+			grep -q "^$n=" "$B/.config" || continue ;;
+		*) continue ;;
 		esac
+		# shellcheck disable=SC2086 # the list of Kconfig files
+		if ! grep -qx "\(menu\)\?config ${n#CONFIG_}" $kconfigs; then
+			log "not in this kernel's Kconfig, ignored: $l"
+		elif [ $wish = 1 ]; then
+			log "not applied, ignored (less to build): $l"
+		else
+			log "did not apply: $l"; miss=1
+		fi
 	done < <(cat "${FRAGS[@]}")
 	[ $miss = 0 ] || die "the fragments did not apply (see above)"
 	date +%s > "$DIR/configured"
