@@ -8,9 +8,11 @@ SYSCONFDIR ?= /etc
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(CURDIR)/dkms.conf)
 # What DKMS needs to build the module: the one list for make dkms-src and
-# the mmtune-dkms package (/usr/src/mmtune-VERSION).
+# the mmtune-dkms package (/usr/src/mmtune-VERSION). module/'s folders
+# (module/pfn_valid/) are the one module's too (module/Kbuild).
 DKMS_FILES := dkms.conf Kbuild Makefile module/Kbuild \
-	      $(sort $(filter-out %.mod.c,$(wildcard module/*.c module/*.h)))
+	      $(sort $(filter-out %.mod.c,$(wildcard module/*.c module/*.h \
+						    module/*/*.c module/*/*.h)))
 DKMS_SRC ?= $(CURDIR)/build/dkms-src/mmtune-$(VERSION)
 DEB_DIR := $(CURDIR)/build/deb
 
@@ -47,7 +49,7 @@ install-boot:
 dkms-src:
 	rm -rf "$(DKMS_SRC)"
 	install -d "$(DKMS_SRC)/module"
-	for f in $(DKMS_FILES); do install -m 0644 "$$f" "$(DKMS_SRC)/$$f" || exit 1; done
+	for f in $(DKMS_FILES); do install -D -m 0644 "$$f" "$(DKMS_SRC)/$$f" || exit 1; done
 	@echo "mmtune: DKMS source in $(DKMS_SRC) (dkms add $(DKMS_SRC))"
 
 # mmtune-dkms and mmtune-tools .debs in build/deb/, built from a copy of
@@ -105,6 +107,7 @@ demo:
 clean:
 	-test -d "$(KDIR)" && $(MAKE) -C "$(KDIR)" M="$(CURDIR)" clean
 	rm -f module/*.o module/*.ko module/*.mod module/*.mod.c module/.*.cmd \
+	      module/*/*.o module/*/.*.cmd \
 	      module/modules.order module/Module.symvers Module.symvers modules.order
 	rm -f $(addprefix tests/vm/livepatch/,*.o *.ko *.mod *.mod.c .*.cmd modules.order Module.symvers)
 	if [ -d userspace ]; then $(MAKE) -C userspace clean; fi

@@ -113,8 +113,8 @@ const char *mmtune_pfn_valid_kind(void)
  * SPARSEMEM the mem_section walk; with SPARSEMEM_VMEMMAP (x86_64, arm64,
  * ppc64) the vmemmap probe; the memblock one where memblock stays after
  * boot (ARCH_KEEP_MEMBLOCK: arm64, ppc64, not x86, whose memblock arrays
- * may be freed after boot).  pfn_valid.c drops the ones whose kernel
- * symbols it cannot resolve.
+ * may be freed after boot).  pfn_valid/pfn_valid.c drops the ones whose
+ * kernel symbols it cannot resolve.
  */
 unsigned int mmtune_pfn_valid_impls(void)
 {

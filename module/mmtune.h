@@ -88,7 +88,7 @@ unsigned int mmtune_max_order(void);
 unsigned int mmtune_useful_max_order(void);
 unsigned int mmtune_default_order(void);
 const char *mmtune_pfn_valid_kind(void);
-/* pfn_valid strategies (pfn_valid.c); BIT(n) of those this arch can have */
+/* pfn_valid strategies (pfn_valid/); BIT(n) of those this arch can have */
 enum mmtune_pv_impl {
 	MMTUNE_PV_STOCK,
 	MMTUNE_PV_SECTION,
@@ -156,7 +156,7 @@ extern const struct mmtune_feature mmtune_rss_feature;
 /* trace.c: the fault path's trace events place their hooks while listened to */
 extern const struct mmtune_feature mmtune_trace_feature;
 
-/* pfn_valid_bench.c, on pfn_valid.c: strategies, bench, cross-check, override. */
+/* pfn_valid/: strategies, bench, cross-check, override (pfn_valid_bench.c). */
 extern const struct mmtune_feature mmtune_pfn_valid_feature;
 /* debugfs pfn_valid/bench's text, for sysfs pfn_valid/ */
 void mmtune_pfn_valid_bench_show(struct seq_file *m);

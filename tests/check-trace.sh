@@ -84,7 +84,7 @@ show() { grep -E '^(not )?ok [0-9]|^# |^1\.\.[0-9]|^K?TAP version' "$1" | grep -
 # The cell's module is copied: a later matrix run rebuilds it in place.
 stage() {
 	local c=$1 d=$TOP/build/trace/$1 sum
-	sum=$(cat module/Kbuild module/*.[ch] | sha1sum | cut -d' ' -f1)
+	sum=$(cat module/Kbuild module/*.[ch] module/*/*.[ch] | sha1sum | cut -d' ' -f1)
 	if [ "$(cat "$d/module.sum" 2>/dev/null)" != "$sum" ] || [ ! -f "$d/module/mmtune.ko" ] ||
 	   [ -n "$(find userspace module/mmtune_abi.h -newer "$d/module.sum" -print -quit)" ]; then
 		# The cell's build directory and tools are check-matrix's:

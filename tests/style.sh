@@ -25,8 +25,9 @@ if [ ! -x "$cp" ]; then
 		'*/scripts/const_structs.checkpatch'
 fi
 
+# module/ and its folders (module/pfn_valid/): git's pathspec * spans a /
 for f in $(cd "$top" && git ls-files 'module/*.c' 'module/*.h' 2>/dev/null ||
-	   (cd "$top" && ls module/*.[ch])); do
+	   (cd "$top" && ls module/*.[ch] module/*/*.[ch])); do
 	out=$("$cp" --strict --no-tree --terse --show-types -f "$top/$f" 2>&1 |
 	      grep -v '^total:')
 	if [ -z "$out" ]; then

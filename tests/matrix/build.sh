@@ -38,7 +38,7 @@ log=$out/build.log
 # mmtune.ko is this one (a warm CI run whose commit left module/ alone
 # builds no cell: about 25 s a cell under load).
 key=$( { echo "$KVER $VERSION $cmd"
-	 cd "$MMT_TOP/module" && sha256sum Kbuild ./*.[ch] | grep -v '\.mod\.c$'; } | sha256sum | cut -c1-64)
+	 cd "$MMT_TOP/module" && sha256sum Kbuild ./*.[ch] ./*/*.[ch] | grep -v '\.mod\.c$'; } | sha256sum | cut -c1-64)
 {
 	echo "# $cell: $KVER ($VERSION)"
 	echo "# $cmd"
@@ -48,7 +48,8 @@ if [ -f "$out/mmtune.ko" ] && [ "$(cat "$out/build.key" 2>/dev/null)" = "$key" ]
 else
 	rm -rf "$b" "$out/mmtune.ko" "$out/build.key"
 	mkdir -p "$b"
-	cp "$MMT_TOP"/module/Kbuild "$MMT_TOP"/module/*.[ch] "$b/"
+	# module/ with its folders (module/pfn_valid/)
+	(cd "$MMT_TOP/module" && cp --parents Kbuild ./*.[ch] ./*/*.[ch] "$b/")
 	rm -f "$b"/*.mod.c
 	case $SERIES in
 	6.1) (cd "$b" && $cmd) >> "$log" 2>&1 ;;

@@ -64,8 +64,8 @@
 #include <linux/sysfs.h>
 #include <linux/uaccess.h>
 
-#include "mmtune.h"
-#include "mmtune_abi.h"
+#include "../mmtune.h"
+#include "../mmtune_abi.h"
 #include "pfn_valid.h"
 
 #ifdef CONFIG_SPARSEMEM

@@ -12,7 +12,7 @@
 #include <linux/mutex.h>
 #include <linux/seq_file.h>
 
-#include "mmtune.h"
+#include "../mmtune.h"
 
 #ifdef CONFIG_SPARSEMEM
 

@@ -40,8 +40,8 @@
 #include <linux/memblock.h>
 #endif
 
-#include "compat.h"
-#include "mmtune.h"
+#include "../compat.h"
+#include "../mmtune.h"
 #include "pfn_valid.h"
 
 #ifdef CONFIG_SPARSEMEM
