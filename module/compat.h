@@ -518,7 +518,7 @@ mmtune_count_old_ptes(struct mm_struct *mm, unsigned long addr, unsigned long en
 #define MMTUNE_MAPS_WHOLE_FOLIO	0
 #endif
 
-/* ---- redirecting a traced function (pfn_valid.c's override) ---- */
+/* ---- redirecting a traced function (pfn_valid/pfn_valid.c's override) ---- */
 
 /*
  * Make the traced function continue in another one of the same prototype,
