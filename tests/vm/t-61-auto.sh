@@ -358,6 +358,7 @@ fr() {
 	awk -v k="file=$WORK/$1 order=auto #" -v f="$2=" 'index($0, k) == 1 {
 		for (i = 1; i <= NF; i++) if (index($i, f) == 1) { print substr($i, length(f) + 1); exit } }' $MMT/policy
 }
+lost0=$(info policy_auto_lost)
 check "file= auto rules and a comm= auto rule" pwrite "clear\n" &&
 	pwrite "file=$WORK/fa order=auto\nfile=$WORK/fb order=auto\ncomm=fplive order=auto\n"
 FAULTPROBE_LIVE=120:100 FAULTPROBE_HOLD=$WORK/lhold "$FPL" "$WORK/fa" > "$WORK/ma" & mpa=$!
@@ -384,8 +385,21 @@ mine() {
 	if [ "$1" = - ]; then echo $(($(fl prefaulted) - $(fl untrusted)))
 	else echo $(($(fr "$1" prefaulted) - $(fr "$1" untrusted))); fi
 }
-expect_eq "per mapping: each rule learned the pages it pre-mapped, fa fb comm=" \
-	"$la $lb $lc" "$(mine fa) $(mine fb) $(mine -)"
+# Four (process, rule) slots of 1024, hashed by mm and rule: two may
+# collide (a few in a thousand runs; seen once, in a CI rehearsal's 7.3
+# cell), and then the later one takes the slot and the earlier one's pages
+# count in policy_auto_lost (docs/policy.md) instead of its rule's.  So
+# the rules' learned pages and those lost add up to what they pre-mapped,
+# and with nothing lost each rule's are its own.
+collided=$(( $(info policy_auto_lost) - ${lost0:-0} ))
+if [ "$collided" = 0 ]; then
+	expect_eq "per mapping: each rule learned the pages it pre-mapped, fa fb comm=" \
+		"$la $lb $lc" "$(mine fa) $(mine fb) $(mine -)"
+else
+	echo "# per mapping: a slot collision, $collided pages lost"
+	expect_eq "per mapping: learned and lost (a slot collision) add up to what was pre-mapped" \
+		"$((la + lb + lc + collided))" "$(( $(mine fa) + $(mine fb) + $(mine -) ))"
+fi
 [ "${lc:-0}" -gt 0 ] 2>/dev/null && [ $((lc * 4)) -lt "${la:-0}" ] &&
 	ok "per mapping: the comm= rule learned its start-up's $lc pages, fa's rule $la" ||
 	fail "per mapping: the comm= rule learned '${lc:-}' pages, fa's rule '${la:-}'"
@@ -470,7 +484,7 @@ done
 
 sect "counters, clear and unload"
 expect_eq "info policy_auto_changes" "$(info policy_auto_changes)" "$changes"
-expect_eq "no process lost its slot" "$(info policy_auto_lost)" 0
+expect_eq "no process lost its slot (but a collision counted above)" "$(info policy_auto_lost)" "${collided:-0}"
 check "clear" pwrite "clear\n"
 expect_eq "clear: the kernel's size as before the load" "$(cat $DBG/fault_around_bytes)" "$ORIG"
 fresh
