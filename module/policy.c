@@ -561,6 +561,18 @@ void notrace mmtune_policy_prefaulted(struct mm_struct *mm, unsigned int n)
 	this_cpu_add(set->ctr[idx].untrusted, n);
 }
 
+/* The index in @set of the auto rule @id, or set->nr: a write may have dropped it */
+static __always_inline unsigned int auto_index(const struct policy_set *set,
+					       unsigned long id)
+{
+	unsigned int idx;
+
+	for (idx = 0; idx < set->nr; idx++)
+		if (set->rule[idx].is_auto && set->rule[idx].au.id == id)
+			break;
+	return idx;
+}
+
 /*
  * What auto.c handed over for the auto rule @id, to that rule in @set as
  * it is now: a write since may have moved it, or dropped it.  From the
@@ -569,15 +581,12 @@ void notrace mmtune_policy_prefaulted(struct mm_struct *mm, unsigned int n)
 static void notrace auto_credit(struct policy_set *set, unsigned long id,
 				u64 p, u64 u, u64 runs)
 {
-	unsigned int idx;
+	unsigned int idx = auto_index(set, id);
 
-	for (idx = 0; idx < set->nr; idx++) {
-		if (set->rule[idx].is_auto && set->rule[idx].au.id == id) {
-			this_cpu_add(set->ctr[idx].auto_p, p);
-			this_cpu_add(set->ctr[idx].auto_u, u);
-			this_cpu_add(set->ctr[idx].auto_runs, runs);
-			break;
-		}
+	if (idx < set->nr) {
+		this_cpu_add(set->ctr[idx].auto_p, p);
+		this_cpu_add(set->ctr[idx].auto_u, u);
+		this_cpu_add(set->ctr[idx].auto_runs, runs);
 	}
 }
 
@@ -659,12 +668,11 @@ bool notrace mmtune_policy_untouched(struct vm_area_struct *vma,
 	if (!set->nr_auto)
 		return owner;
 	of = auto_rule_of(vma, set);
-	for (i = 0; n && !owner && of && i < set->nr; i++) {
-		if (set->rule[i].is_auto && set->rule[i].au.id == of) {
+	if (n && !owner && of) {
+		i = auto_index(set, of);
+		credited = i < set->nr;
+		if (credited)
 			this_cpu_add(set->ctr[i].untouched, n);
-			credited = true;
-			break;
-		}
 	}
 	if (!of && atomic_read(&mm->mm_users))
 		return credited;
