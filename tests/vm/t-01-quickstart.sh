@@ -77,7 +77,7 @@ judge() {
 	c=$(cat "$WORK/cmd")
 	: > "$WORK/cmd"
 	case $c in
-	*apt-get\ install*|make\ *) skip "quick start: $c" "an install step: ${OVERLAY:+the build tree's module in an overlay, }make check installs the packages"; return 0 ;;
+	*apt-get\ install*|make\ *) skip "quick start: $c" "an install step: ${OVERLAY:+the module of the build tree in an overlay, }make check installs the packages"; return 0 ;;
 	esac
 	( cd "$WORK" && sh -c "$c" ) > "$WORK/got" 2>&1
 	rc=$?
