@@ -8,8 +8,9 @@
 # two NUMA nodes, and the named suites of tests/vm run there ("knob",
 # "t-10-knob" or "t-10-knob.sh"; every suite when none is named), then the
 # dmesg scan, as in make check. No host suite, DKMS install or style:
-# t-01-quickstart and t-10-knob's modprobe check, which need the DKMS
-# install, skip here.
+# t-10-knob's modprobe check, which needs the DKMS install, skips here;
+# t-01-quickstart overlays the build tree's module (README's install
+# command skips).
 #
 # Prints the KTAP documents and their sum on the last line, as make check
 # does; logs in tests/out/check-vm/. Exits non-zero when a check failed or

@@ -1,6 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# tests/setup.sh: install everything `make check` needs on Debian 12 (root).
+# tests/setup.sh [NEED...]: install what the targets need on Debian 12
+# (root): the VM's base, plus tests/deps/NEED.txt for each NEED named, or
+# every tests/deps/*.txt when none is (make check and CI). make demo names
+# only mmstress. Says what it installs before it does.
 #
 # Idempotent and fast when everything is there (no apt call at all then).
 #  - host packages come from bookworm only, always pinned with -t: the kernel
@@ -31,13 +34,21 @@ LOG_TAG=setup	# log and die
 # virtme-ng's Depends (python3-argcomplete, python3-pkg-resources,
 # python3-requests, file, kmod) are all in bookworm.  busybox-static: vng
 # builds an initramfs (9p/virtio are modules in Debian's kernel).
-bookworm_pkgs=(qemu-system-x86 dkms udev kmod sparse python3 build-essential
+# dkms (deps/deb.txt) and sparse (deps/style.txt) are make check's, not
+# the VM's.
+bookworm_pkgs=(qemu-system-x86 udev kmod python3 build-essential
 	busybox-static file python3-argcomplete python3-pkg-resources
 	python3-requests procps)
 security_pkgs=(linux-image-amd64 linux-headers-amd64)
 
+needs=()
+for n in "$@"; do
+	[ -f "$TOP/tests/deps/$n.txt" ] || die "no tests/deps/$n.txt (one of: $(cd "$TOP/tests/deps" && ls ./*.txt | sed 's|^\./||; s|\.txt$||' | tr '\n' ' '))"
+	needs+=("$TOP/tests/deps/$n.txt")
+done
 shopt -s nullglob
-for f in "$TOP"/tests/deps/*.txt; do
+[ $# -gt 0 ] || needs=("$TOP"/tests/deps/*.txt)
+for f in "${needs[@]}"; do
 	while read -r p _; do
 		case $p in ''|'#'*) continue ;; esac
 		bookworm_pkgs+=("$p")
@@ -74,6 +85,9 @@ if [ ${#missing_bw[@]} -gt 0 ] || [ ${#missing_sec[@]} -gt 0 ]; then
 	fi
 	if [ ${#missing_bw[@]} -gt 0 ]; then
 		log "install (bookworm): ${missing_bw[*]}"
+		# with their dependencies: apt's own count and download size
+		log "that is $(apt-get -s "${APT_OPTS[@]}" -t bookworm install "${missing_bw[@]}" 2>/dev/null |
+			sed -n 's/^[0-9]* upgraded, \([0-9]* newly installed\).*/\1 packages/p')"
 		apt_wait
 		apt-get install "${APT_OPTS[@]}" -t bookworm "${missing_bw[@]}" >&2
 	fi

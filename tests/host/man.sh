@@ -50,6 +50,19 @@ man_host() {
 		m=$(grep -m1 -E "^$v( |$)" "$W/man-heads" | tr A-Z a-z)
 		[ -n "$h" ] && [ "$h" = "$m" ] && ok "man: the heading of $v is --help's ($h)" || fail "man: heading of $v: '$m', --help has '$h'"
 	done
+	# SYNOPSIS: a line per verb of --help, with the same options
+	render "$US/man/mmtunectl.8" | sed -n '/^SYNOPSIS/,/^DESCRIPTION/p' >"$W/man-syn"
+	for v in $("$CTL" --help | sed -n 's/^  \([a-z_]\+\)\( .*\)\?$/\1/p'); do
+		h=$("$CTL" --help | grep -E "^  $v( |$)" | grep -oE -- '--[a-z-]+' | sort | tr '\n' ' ')
+		m=$(grep -m1 -E "^ +mmtunectl $v( |$)" "$W/man-syn")
+		if [ -z "$m" ]; then
+			fail "man: SYNOPSIS has no $v"
+		else
+			m=$(echo "$m" | grep -oE -- '--[a-z-]+' | sort | tr '\n' ' ')
+			[ "$h" = "$m" ] && ok "man: SYNOPSIS of $v has --help's options (${h:-none})" ||
+				fail "man: SYNOPSIS of $v has '${m}', --help '${h}'"
+		fi
+	done
 	# stats --json: the latency members and the bucket keys the output has
 	fresh
 	keys=$("$CTL" stats --json 2>/dev/null | $PY -c 'import json, sys

@@ -107,6 +107,9 @@ suite_replay() {
 		fail "replay: bad line: $(cat "$W/err")"
 	echo 'hello' >"$r"
 	expect_eq "replay: not a record: exit 1" "$("$CTL" replay "$r" >/dev/null 2>&1; echo $?)" 1
+	expect_eq "replay: a directory: exit 1" "$("$CTL" replay "$W" >/dev/null 2>"$W/err"; echo $?)" 1
+	grep -q "is a directory, not a record" "$W/err" && ok "replay: a directory, said so" ||
+		fail "replay: a directory: $(cat "$W/err")"
 	expect_eq "replay: no file: exit 1" "$("$CTL" replay "$W/none" >/dev/null 2>&1; echo $?)" 1
 	expect_eq "replay: two files: exit 2" "$("$CTL" replay "$r" "$r" >/dev/null 2>&1; echo $?)" 2
 	{ rec_a; rec_tail 100; } >"$r"

@@ -222,6 +222,14 @@ then
 else
 	fail "report --json: exit $RC: $(tail -n 1 "$WORK/err")"
 fi
+# usefulness off (it is, until the rss part below): the run's useful share
+# says why there is none, not "nothing prefaulted"
+run env TMPDIR="$WORK" "$CTL" report -- "$MMT_TOP/userspace/mmstress" seq -s 1M -q -F csv
+if grep -qx 'state: off' "$MMT/usefulness"; then
+	t_grep "report, usefulness off: says so" out 'useful over the run: *unavailable \(usefulness is off: mmtunectl set usefulness_enable 1\)'
+else	# rt, and arches without an accessed-bit clear
+	t_grep "report, usefulness unavailable: says so" out 'useful over the run: *unavailable \(usefulness is unavailable here'
+fi
 pwrite clear > /dev/null
 "$CTL" stats --watch 1 > "$WORK/out" 2> "$WORK/err" &
 wpid=$!

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "ctl.h"
 #include "record.h"
@@ -657,6 +658,7 @@ static int rp_alloc(struct rp *r)
 /* Read and check the record @name, ready to replay; 0 or an exit code. */
 static int rp_load(struct rp *r, const char *name, int *maxo)
 {
+	struct stat st;
 	FILE *in;
 	int rc;
 
@@ -665,6 +667,13 @@ static int rp_load(struct rp *r, const char *name, int *maxo)
 	if (!in)
 		return fprintf(stderr, PROG ": replay: cannot read %s: %s\n", name, strerror(errno)),
 		       MMT_EXIT_FAIL;
+	/* fopen() opens a directory, and its first read fails with EISDIR */
+	if (in != stdin && !fstat(fileno(in), &st) && S_ISDIR(st.st_mode)) {
+		fclose(in);
+		return fprintf(stderr, PROG ": replay: %s is a directory, not a record "
+			       "(mmtunectl record --output FILE writes one)\n", name),
+		       MMT_EXIT_FAIL;
+	}
 	rc = rp_read(r, in);
 	if (in != stdin)
 		fclose(in);

@@ -56,6 +56,7 @@ struct snap {
 	struct ctr c[NCTR];
 	int n;
 	char why_vmstat[128], why_stats[128], why_useful[128];
+	char useful_state[96];	/* the usefulness file's state: on, off or why not */
 };
 
 /* MMTUNE_SYSFS_THP stands for /sys/kernel/mm/transparent_hugepage (tests). */
@@ -383,6 +384,9 @@ static void snap_knob(struct snap *s, const char *knob, const char *const *keys,
 	}
 	if (keys && !mmt_kv_get(kv, n, keys[0]))
 		snprintf(why, wl, "the usefulness file shows no counts");
+	if (keys && mmt_kv_get(kv, n, "state"))
+		snprintf(s->useful_state, sizeof(s->useful_state), "%s",
+			 mmt_kv_get(kv, n, "state"));
 }
 
 static const char *const useful_keys[] = { "prefaulted", "untouched" };
@@ -518,6 +522,14 @@ static void show_useful_delta(struct out *o, const struct snap *b, const struct 
 		return;
 	dp = p1->v - p0->v;
 	du = u1->v - u0->v;
+	/* off for all or part of the run: no pre-mapped page was judged */
+	if (strcmp(b->useful_state, "on") || strcmp(a->useful_state, "on")) {
+		show_na(o, "useful_pct", "  useful over the run:",
+			!strcmp(b->useful_state, "off") || !strcmp(a->useful_state, "off") ?
+			"usefulness is off: mmtunectl set usefulness_enable 1" :
+			"usefulness is unavailable here: see the Usefulness section");
+		return;
+	}
 	if (!dp || du > dp) {
 		show_na(o, "useful_pct", "  useful over the run:", "nothing prefaulted");
 		return;
