@@ -16,7 +16,7 @@
  *                   counts the pages fault-around mapped (a callback per
  *                   call of the PTE setter: per page on 6.1).  Can be
  *                   changed only while stats are off.
- *   latency         the histogram, format below.
+ *   latency         the histogram, format in latency.c.
  *
  * The counters are per CPU and only ever written by their own CPU (with
  * preemption off, inside the hooks); readers sum them.  A reset does not
@@ -489,45 +489,12 @@ static const struct file_operations opt_fops = {
 
 /* ---- latency ---- */
 
-/*
- * The latency file, for people and for parsers (mmtunectl):
- *
- *   state: on                       on, off or unavailable
- *   unit: ns
- *   fault_around_samples: 1024      faults that called filemap_map_pages
- *   no_fault_around_samples: 17     all other faults
- *   unclassified: 0                 timed, but not attributable (rare)
- *   missed: 0                       not timed (no kretprobe instance free)
- *   untimed: 0                      timed, the clock did not advance: left out
- *   #       low       high  fault_around  no_fault_around
- *          1024       2048           980               12
- *          2048       4096            44                5
- *
- * Parsing: a line starting with '#' is a comment; "key: value" lines come
- * first; every other line is a bucket, four unsigned integers separated
- * by blanks: LOW HIGH FAULT_AROUND NO_FAULT_AROUND, counting faults that
- * took LOW <= ns < HIGH.  Buckets are powers of two (the first is 0..1);
- * the last bucket, HIGH = 2^47, also holds everything longer.  Only the
- * buckets from the first to the last non-empty one are shown.  Values
- * are since the last reset.  The clock is local_clock(), as ftrace's: where
- * sched_clock is unstable (e.g. under emulation) it may not advance during
- * a short fault, or a fault that moved to another CPU may end before it
- * began: such a fault is counted in untimed, in no bucket.
- */
-static void bucket_bounds(unsigned int b, u64 *low, u64 *high)
-{
-	*low = b ? 1ULL << (b - 1) : 0;
-	*high = 1ULL << b;
-}
-
+/* The histogram since the last reset: latency.c prints it. */
 static int latency_show(struct seq_file *m, void *v)
 {
 	enum mmtune_hook_state st = mmtune_hook_state(MMT_HOOK_LATENCY);
 	struct mmtune_pcpu_stats *s;
-	u64 tot[MMT_LAT_KINDS] = { 0 }, low, high;
 	unsigned long missed;
-	int b, first = -1, last = -1;
-	unsigned int k;
 
 	if (st == MMT_HOOK_UNAVAILABLE) {
 		seq_puts(m, "state: unavailable (see info: hook_handle_mm_fault_return)\n");
@@ -540,40 +507,9 @@ static int latency_show(struct seq_file *m, void *v)
 	stats_since_reset(s);
 	missed = mmtune_hook_missed(MMT_HOOK_LATENCY) - base_missed;
 	mutex_unlock(&stats_lock);
-
-	for (b = 0; b < MMT_LAT_BUCKETS; b++) {
-		for (k = 0; k < MMT_LAT_KINDS; k++) {
-			tot[k] += s->lat[k][b];
-			if (s->lat[k][b]) {
-				if (first < 0)
-					first = b;
-				last = b;
-			}
-		}
-	}
-	seq_printf(m, "state: %s\n", st == MMT_HOOK_ON ? "on" :
-		   stats_latency_wanted() ? "off" :
-		   "off (latency_enable is 0)");
-	seq_puts(m, "unit: ns\n");
-	if (mmtune_latency_classified()) {
-		seq_printf(m, "fault_around_samples: %llu\n", tot[MMT_LAT_FA]);
-		seq_printf(m, "no_fault_around_samples: %llu\n",
-			   tot[MMT_LAT_NOFA]);
-	} else {
-		seq_puts(m, "fault_around_samples: unavailable\n");
-		seq_puts(m, "no_fault_around_samples: unavailable\n");
-	}
-	seq_printf(m, "unclassified: %llu\n",
-		   s->ctr[MMT_CTR_LAT_UNCLASSIFIED]);
-	seq_printf(m, "missed: %lu\n", missed);
-	seq_printf(m, "untimed: %llu\n", s->ctr[MMT_CTR_LAT_UNTIMED]);
-	seq_printf(m, "# %10s %12s %13s %16s\n", "low", "high",
-		   "fault_around", "no_fault_around");
-	for (b = first; b >= 0 && b <= last; b++) {
-		bucket_bounds(b, &low, &high);
-		seq_printf(m, "%12llu %12llu %13llu %16llu\n", low, high,
-			   s->lat[MMT_LAT_FA][b], s->lat[MMT_LAT_NOFA][b]);
-	}
+	mmtune_latency_print(m, s, missed, st == MMT_HOOK_ON ? "on" :
+			     stats_latency_wanted() ? "off" :
+			     "off (latency_enable is 0)");
 	kfree(s);
 	return 0;
 }
@@ -744,11 +680,6 @@ const char *mmtune_ctr_absent(enum mmtune_ctr c)
 	default:
 		return "unavailable";
 	}
-}
-
-bool mmtune_latency_classified(void)
-{
-	return mmtune_hook_state(MMT_HOOK_FAULT_AROUND) != MMT_HOOK_UNAVAILABLE;
 }
 
 static int stats_init(struct dentry *dir)

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * mmtune: the fault-path counters (stats.c), for the files that show
- * them (sysfs.c).
+ * them (sysfs.c, latency.c).
  */
 #ifndef MMTUNE_STATS_H
 #define MMTUNE_STATS_H
 
 #include <linux/types.h>
+
+struct seq_file;
 
 /* Counters, per CPU, summed on read. */
 enum mmtune_ctr {
@@ -35,7 +37,11 @@ struct mmtune_pcpu_stats {
 
 /* NULL if counter @c counts; else "unavailable" or "off" (stats.c). */
 const char *mmtune_ctr_absent(enum mmtune_ctr c);
-/* Whether latency rows can be split by fault-around. */
+/* Whether latency rows can be split by fault-around (latency.c). */
 bool mmtune_latency_classified(void);
+/* The debugfs latency file's text of @s (latency.c). */
+void mmtune_latency_print(struct seq_file *m,
+			  const struct mmtune_pcpu_stats *s,
+			  unsigned long missed, const char *state);
 
 #endif /* MMTUNE_STATS_H */
