@@ -2,7 +2,8 @@
 /*
  * mmtune: pfn_valid() strategies and a runtime override of
  * pfn_to_online_page() (the bench, the cross-check that gates the override
- * and their debugfs files: pfn_valid_bench.c, through pfn_valid.h).
+ * and their debugfs files: pfn_valid_bench.c and pfn_valid_check.c,
+ * through pfn_valid.h).
  *
  * With SPARSEMEM, pfn_valid() is a static inline of include/linux/mmzone.h
  * (no arch of Debian's kernels selects HAVE_ARCH_PFN_VALID): the "t

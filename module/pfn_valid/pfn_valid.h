@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * mmtune: what pfn_valid.c (the strategies and the override of
- * pfn_to_online_page()) gives pfn_valid_bench.c (the in-kernel bench, the
- * cross-check, and the debugfs files and parameter the cross-check gates).
- * pfn_valid_bench.c uses these; pfn_valid.c knows nothing of it.
+ * pfn_to_online_page()) gives pfn_valid_check.c (the cross-check) and
+ * pfn_valid_bench.c (the in-kernel bench, and the debugfs files and
+ * parameter the cross-check gates).  Those use these; pfn_valid.c knows
+ * nothing of them.  Outside this folder the three use only the module's
+ * general parts (mmtune.h: symbols.c's lookups, write.c's gate and
+ * write helpers, the feature) and compat.h.
  */
 #ifndef MMTUNE_PFN_VALID_H
 #define MMTUNE_PFN_VALID_H

@@ -5,7 +5,8 @@
  * pfn_to_online_page(), and the files on top: debugfs pfn_valid/, the
  * pfn_valid_mode parameter (a mode is accepted only as the cross-check
  * allows) and info's lines.  The strategies and the override itself are
- * pfn_valid.c's (pfn_valid.h).
+ * pfn_valid.c's (pfn_valid.h), the comparisons pfn_valid_check.c's
+ * (pfn_valid_check.h).
  *
  *
  * debugfs mmtune/pfn_valid/:
@@ -67,6 +68,7 @@
 #include "../mmtune.h"
 #include "../mmtune_abi.h"
 #include "pfn_valid.h"
+#include "pfn_valid_check.h"
 
 #ifdef CONFIG_SPARSEMEM
 
@@ -74,8 +76,6 @@
 #define PFV_CHUNK	512
 #define PFV_COUNT_MAX	BIT(24)
 #define PFV_BUDGET_NS	(3ULL * NSEC_PER_SEC)	/* estimated run time */
-#define PFV_DEADLINE_NS	(8ULL * NSEC_PER_SEC)	/* hard stop */
-#define PFV_VERIFY_FULL	BIT(21)			/* pfns checked one by one */
 #define PFV_ROWS	(MMTUNE_PV_NR + 1)	/* and the bare loop */
 #define PFV_BENCH_MAX	31			/* bytes of a write to bench */
 #define PFV_MODE_MAX	15			/* and to mode */
@@ -87,26 +87,13 @@ static const char *const pfv_patterns[PFV_NR_PATTERNS] = {
 	[PFV_HOLES]	= "holes",
 };
 
-/* All below under mmtune_pfv_lock (pfn_valid.c's). */
-static unsigned long *pfv_max_pfn;	/* the kernel's max_pfn, verified */
-
-/* Comparisons so far, per strategy: what the mode gate decides on. */
-struct pfv_tally {
-	u64 checked;
-	u64 bad;		/* differs from stock */
-	u64 online_bad;		/* override's function differs from the kernel's */
-	unsigned long first_bad;
-};
-
-static struct pfv_tally pfv_total[MMTUNE_PV_NR];
-static bool pfv_verified;
-
 struct pfv_row {
 	u64 ns[PFV_REPEATS];
 	u64 valid;
 	struct pfv_tally t;
 };
 
+/* Under mmtune_pfv_lock (pfn_valid.c's), as the cross-check's totals. */
 static struct {
 	bool done;
 	unsigned int pattern;
@@ -116,95 +103,6 @@ static struct {
 	u64 elapsed_ns;
 	struct pfv_row row[PFV_ROWS];
 } pfv_last;
-
-/* The kernel's own function (the override lets our calls through). */
-static struct page *pfv_kernel_online_page(unsigned long pfn)
-{
-	return pfn_to_online_page(pfn);
-}
-
-/* One past the highest section with a memory map, 0 if none. */
-static unsigned long pfv_valid_sections_end(void)
-{
-	unsigned long nr = NR_MEM_SECTIONS;
-
-	while (nr--) {
-		struct mem_section *ms = __nr_to_section(nr);
-
-		if (!ms) {		/* a missing root: skip all of it */
-			nr &= ~(unsigned long)SECTION_ROOT_MASK;
-			continue;
-		}
-		if (valid_section(ms))
-			return nr + 1;
-	}
-	return 0;
-}
-
-static unsigned long pfv_kernel_max_pfn(void)
-{
-	return pfv_max_pfn ? READ_ONCE(*pfv_max_pfn) :
-	       pfv_valid_sections_end() << PFN_SECTION_SHIFT;
-}
-
-/* 0..max_pfn, whatever else has a memory map, and two sections beyond. */
-static unsigned long pfv_end_pfn(void)
-{
-	unsigned long end = max(pfv_kernel_max_pfn(),
-				pfv_valid_sections_end() << PFN_SECTION_SHIFT);
-	unsigned long limit = NR_MEM_SECTIONS << PFN_SECTION_SHIFT;
-
-	end = SECTION_ALIGN_UP(end) + 2 * PAGES_PER_SECTION;
-	return min(end, limit);
-}
-
-static void pfv_check_one(unsigned long pfn, struct pfv_tally *t)
-{
-	struct page *kpage = pfv_kernel_online_page(pfn);
-	int ref = !!mmtune_pfv_valid(MMTUNE_PV_STOCK, pfn);
-	unsigned int i, have = mmtune_pfv_have();
-
-	for (i = 0; i < MMTUNE_PV_NR; i++) {
-		bool bad = false;
-
-		if (!(have & BIT(i)))
-			continue;
-		t[i].checked++;
-		if (!!mmtune_pfv_valid(i, pfn) != ref) {
-			t[i].bad++;
-			bad = true;
-		}
-		if (mmtune_pfv_online_page(pfn, i) != kpage) {
-			t[i].online_bad++;
-			bad = true;
-		}
-		if (bad && t[i].first_bad == ULONG_MAX)
-			t[i].first_bad = pfn;
-	}
-}
-
-static void pfv_tally_init(struct pfv_tally *t)
-{
-	unsigned int i;
-
-	for (i = 0; i < MMTUNE_PV_NR; i++) {
-		memset(&t[i], 0, sizeof(t[i]));
-		t[i].first_bad = ULONG_MAX;
-	}
-}
-
-static void pfv_tally_add(struct pfv_tally *dst, const struct pfv_tally *src)
-{
-	unsigned int i;
-
-	for (i = 0; i < MMTUNE_PV_NR; i++) {
-		dst[i].checked += src[i].checked;
-		dst[i].bad += src[i].bad;
-		dst[i].online_bad += src[i].online_bad;
-		if (dst[i].first_bad == ULONG_MAX)
-			dst[i].first_bad = src[i].first_bad;
-	}
-}
 
 struct pfv_gen {
 	u64 rng;
@@ -341,7 +239,7 @@ static u64 pfv_estimate(unsigned long *buf, unsigned int pattern,
 	res = kcalloc(PFV_ROWS, sizeof(*res), GFP_KERNEL);
 	if (!res)
 		return U64_MAX;
-	pfv_tally_init(scratch);
+	mmtune_pfv_tally_init(scratch);
 	for (pass = 0; pass < 3; pass++) {
 		pfv_gen_init(&g, pattern, count, end);
 		t0 = ktime_get_ns();
@@ -349,7 +247,7 @@ static u64 pfv_estimate(unsigned long *buf, unsigned int pattern,
 			buf[i] = pfv_gen_pfn(&g);
 		t1 = ktime_get_ns();
 		for (i = 0; i < n; i++)
-			pfv_check_one(buf[i], scratch);
+			mmtune_pfv_check_one(buf[i], scratch);
 		t2 = ktime_get_ns();
 		pfv_time_chunk(buf, n, 0, 0, rows, nrows, res);
 		t3 = ktime_get_ns();
@@ -367,7 +265,7 @@ static int pfv_bench(unsigned int pattern, unsigned int count)
 {
 	unsigned int rows[PFV_ROWS], nrows = pfv_rows(rows);
 	struct pfv_tally tally[MMTUNE_PV_NR];
-	unsigned long end = pfv_end_pfn(), *buf;
+	unsigned long end = mmtune_pfv_end_pfn(), *buf;
 	unsigned int rep, chunk, done, i, n;
 	struct pfv_gen g;
 	u64 start, est;
@@ -392,7 +290,7 @@ static int pfv_bench(unsigned int pattern, unsigned int count)
 	}
 
 	memset(&pfv_last, 0, sizeof(pfv_last));
-	pfv_tally_init(tally);
+	mmtune_pfv_tally_init(tally);
 	start = ktime_get_ns();
 	for (rep = 0; rep < PFV_REPEATS && !ret; rep++) {
 		pfv_gen_init(&g, pattern, count, end);
@@ -402,7 +300,7 @@ static int pfv_bench(unsigned int pattern, unsigned int count)
 				buf[i] = pfv_gen_pfn(&g);
 			if (rep == 0)
 				for (i = 0; i < n; i++)
-					pfv_check_one(buf[i], tally);
+					mmtune_pfv_check_one(buf[i], tally);
 			pfv_time_chunk(buf, n, rep, chunk, rows, nrows,
 				       pfv_last.row);
 			if (fatal_signal_pending(current)) {
@@ -419,7 +317,7 @@ static int pfv_bench(unsigned int pattern, unsigned int count)
 		}
 	}
 	/* Whatever was compared counts, also from a run cut short. */
-	pfv_tally_add(pfv_total, tally);
+	mmtune_pfv_tally_add(mmtune_pfv_total, tally);
 	if (ret) {
 		pfv_last.done = false;
 		goto out;
@@ -430,64 +328,10 @@ static int pfv_bench(unsigned int pattern, unsigned int count)
 	pfv_last.pattern = pattern;
 	pfv_last.count = count;
 	pfv_last.end_pfn = end;
-	pfv_last.max_pfn = pfv_kernel_max_pfn();
+	pfv_last.max_pfn = mmtune_pfv_kernel_max_pfn();
 	pfv_last.done = true;
 out:
 	kfree(buf);
-	return ret;
-}
-
-/*
- * The cross-check sweep behind the mode gate: every pfn of the range
- * where that is affordable (else both ends of every subsection), both ends
- * of every subsection of the sections without memory map, sections spread
- * over the rest of the address space, and pfns with upper bits set.
- */
-static int pfv_verify(void)
-{
-	unsigned long end = pfv_end_pfn(), sec, pfn, j, s_end;
-	unsigned long nsec = end >> PFN_SECTION_SHIFT;
-	static const unsigned long far[] = { ULONG_MAX, BIT(BITS_PER_LONG - 1),
-					     ULONG_MAX >> PAGE_SHIFT };
-	struct pfv_tally tally[MMTUNE_PV_NR];
-	bool full = end <= PFV_VERIFY_FULL;
-	u64 start = ktime_get_ns();
-	unsigned int i;
-	int ret = 0;
-
-	pfv_tally_init(tally);
-	for (sec = 0; sec < nsec && !ret; sec++) {
-		pfn = section_nr_to_pfn(sec);
-		if (full && valid_section_nr(sec)) {
-			for (j = 0; j < PAGES_PER_SECTION; j++)
-				pfv_check_one(pfn + j, tally);
-		} else {
-			for (j = 0; j < PAGES_PER_SECTION; j += PAGES_PER_SUBSECTION) {
-				pfv_check_one(pfn + j, tally);
-				pfv_check_one(pfn + j + PAGES_PER_SUBSECTION - 1, tally);
-			}
-		}
-		if (fatal_signal_pending(current))
-			ret = -EINTR;
-		else if (ktime_get_ns() - start > PFV_DEADLINE_NS)
-			ret = -ETIME;
-		cond_resched();
-	}
-	/* Beyond: sections at growing distances, up to the last one. */
-	s_end = NR_MEM_SECTIONS;
-	for (sec = nsec, j = 1; sec < s_end && !ret; sec += j, j *= 2) {
-		pfv_check_one(section_nr_to_pfn(sec), tally);
-		pfv_check_one(section_nr_to_pfn(sec) + PAGES_PER_SECTION - 1, tally);
-	}
-	if (s_end && !ret) {
-		pfv_check_one(section_nr_to_pfn(s_end) - 1, tally);
-		pfv_check_one(section_nr_to_pfn(s_end), tally);
-	}
-	for (i = 0; i < ARRAY_SIZE(far) && !ret; i++)
-		pfv_check_one(far[i], tally);
-	pfv_tally_add(pfv_total, tally);
-	if (!ret)
-		pfv_verified = true;
 	return ret;
 }
 
@@ -653,15 +497,15 @@ static int pfv_set_mode(int mode)
 				      name);
 		return -EOPNOTSUPP;
 	}
-	if (!pfv_verified) {
-		ret = pfv_verify();
+	if (!mmtune_pfv_verified) {
+		ret = mmtune_pfv_verify();
 		if (ret) {
 			pr_warn_ratelimited("pfn_valid: mode %s refused: the cross-check did not finish (%d)\n",
 					    name, ret);
 			return ret == -EINTR ? ret : -EINVAL;
 		}
 	}
-	t = &pfv_total[mode];
+	t = &mmtune_pfv_total[mode];
 	if (t->bad || t->online_bad || !t->checked) {
 		pr_warn_ratelimited("pfn_valid: mode %s refused: %llu of %llu pfns disagree with stock, %llu with pfn_to_online_page (first pfn 0x%lx)\n",
 				    name, t->bad, t->checked, t->online_bad,
@@ -815,15 +659,11 @@ static int pfv_apply_pending(void)
 
 static int pfv_init(struct dentry *dir)
 {
-	unsigned long addr = mmtune_lookup_name("max_pfn");
 	struct dentry *d;
 	int ret;
 
 	mmtune_pfv_init();
-	if (mmtune_symbol_is(addr, "max_pfn", true) &&
-	    mmtune_in_kernel_data(addr))
-		pfv_max_pfn = (unsigned long *)addr;
-	pfv_tally_init(pfv_total);
+	mmtune_pfv_check_init();
 	ret = pfv_apply_pending();
 	if (ret)
 		return ret;
@@ -856,10 +696,10 @@ static void pfv_info(struct seq_file *m)
 	for (i = 0; i < MMTUNE_PV_NR; i++)
 		if (have & BIT(i))
 			seq_printf(m, " %s %llu/%llu", mmtune_pfv_mode_name(i),
-				   pfv_total[i].bad + pfv_total[i].online_bad,
-				   pfv_total[i].checked);
+				   mmtune_pfv_total[i].bad + mmtune_pfv_total[i].online_bad,
+				   mmtune_pfv_total[i].checked);
 	seq_printf(m, "\npfn_valid_crosscheck_sweep: %s\n",
-		   pfv_verified ? "done" : "not yet");
+		   mmtune_pfv_verified ? "done" : "not yet");
 	why = mmtune_pfv_override_why();
 	if (!why)
 		seq_printf(m, "pfn_valid_override: pfn_to_online_page (mode %s)\n",
