@@ -86,6 +86,7 @@ static int __init mmtune_init(void)
 	 * still works through its parameter; the files are then simply absent.
 	 */
 	mmtune_sysfs_info_source(mmtune_info_show);
+	mmtune_sysfs_bench_source(mmtune_pfn_valid_bench_show);
 	mmtune_dir = debugfs_create_dir("mmtune", NULL);
 	if (IS_ERR(mmtune_dir))
 		pr_info("no debugfs (%ld): only the module parameter is available\n",

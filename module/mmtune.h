@@ -65,6 +65,8 @@ int mmtune_kernel_write_allowed(const char *what);
  */
 extern const struct mmtune_feature mmtune_sysfs_feature;
 void mmtune_sysfs_info_source(void (*show)(struct seq_file *m));
+/* The same for pfn_valid/: debugfs pfn_valid/bench's text. */
+void mmtune_sysfs_bench_source(void (*show)(struct seq_file *m));
 
 /* symbols.c: kernel symbols the kernel does not export to modules. */
 int mmtune_symbols_init(void);
@@ -88,16 +90,6 @@ unsigned int mmtune_max_order(void);
 unsigned int mmtune_useful_max_order(void);
 unsigned int mmtune_default_order(void);
 const char *mmtune_pfn_valid_kind(void);
-/* pfn_valid strategies (pfn_valid/); BIT(n) of those this arch can have */
-enum mmtune_pv_impl {
-	MMTUNE_PV_STOCK,
-	MMTUNE_PV_SECTION,
-	MMTUNE_PV_VMEMMAP,
-	MMTUNE_PV_MEMBLOCK,
-	MMTUNE_PV_NR
-};
-
-unsigned int mmtune_pfn_valid_impls(void);
 
 /*
  * fault_around.c: the kernel's fault-around size as an order.  The base
@@ -158,7 +150,7 @@ extern const struct mmtune_feature mmtune_trace_feature;
 
 /* pfn_valid/: strategies, bench, cross-check, override (pfn_valid_bench.c). */
 extern const struct mmtune_feature mmtune_pfn_valid_feature;
-/* debugfs pfn_valid/bench's text, for sysfs pfn_valid/ */
+/* debugfs pfn_valid/bench's text, which main.c hands to sysfs pfn_valid/ */
 void mmtune_pfn_valid_bench_show(struct seq_file *m);
 
 #endif /* MMTUNE_H */

@@ -239,6 +239,18 @@ static ssize_t pol_show(struct kobject *kobj, struct kobj_attribute *attr,
 /* ---- pfn_valid/ */
 
 /*
+ * debugfs pfn_valid/bench's text, from main.c: set before any feature is
+ * up, so that this file names nothing of pfn_valid/'s, whose folder shares
+ * only the module's general parts.
+ */
+static void (*bench_source)(struct seq_file *m);
+
+void mmtune_sysfs_bench_source(void (*show)(struct seq_file *m))
+{
+	bench_source = show;
+}
+
+/*
  * Column @col of the bench's table rows (the lines after its "impl ..."
  * header), space-separated, one per strategy benched.
  */
@@ -251,7 +263,7 @@ static ssize_t bench_column(unsigned int col, char *buf)
 	size_t tlen;
 	char *text;
 
-	text = seq_text(mmtune_pfn_valid_bench_show, &tlen);
+	text = seq_text(bench_source, &tlen);
 	if (!text)
 		return -ENOMEM;
 	for (p = text, end = text + tlen; p < end; p = nl + 1) {
@@ -284,7 +296,7 @@ static ssize_t pfv_show(struct kobject *kobj, struct kobj_attribute *attr,
 	if (!strcmp(name, "bench_median_ns"))
 		return bench_column(1, buf);
 	/* bench_KEY: the bench's "KEY: value" line */
-	return seq_value(mmtune_pfn_valid_bench_show, name + 6, buf);
+	return seq_value(bench_source, name + 6, buf);
 }
 
 /* ---- the tree */

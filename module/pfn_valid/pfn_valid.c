@@ -347,7 +347,27 @@ static void pfv_override_exit(void)
 }
 #endif
 
-/* ---- the pfns: range, patterns, cross-check */
+/*
+ * The pfn_valid strategies this arch can have: stock always; with
+ * SPARSEMEM the mem_section walk; with SPARSEMEM_VMEMMAP (x86_64, arm64,
+ * ppc64) the vmemmap probe; the memblock one where memblock stays after
+ * boot (ARCH_KEEP_MEMBLOCK: arm64, ppc64, not x86, whose memblock arrays
+ * may be freed after boot).  mmtune_pfv_init() drops the ones whose
+ * kernel symbols it cannot resolve.
+ */
+static unsigned int mmtune_pfn_valid_impls(void)
+{
+	unsigned int impls = BIT(MMTUNE_PV_STOCK);
+
+	if (IS_ENABLED(CONFIG_SPARSEMEM))
+		impls |= BIT(MMTUNE_PV_SECTION);
+	if (IS_ENABLED(CONFIG_SPARSEMEM_VMEMMAP))
+		impls |= BIT(MMTUNE_PV_VMEMMAP);
+	if (IS_ENABLED(CONFIG_SPARSEMEM) &&
+	    IS_ENABLED(CONFIG_ARCH_KEEP_MEMBLOCK))
+		impls |= BIT(MMTUNE_PV_MEMBLOCK);
+	return impls;
+}
 
 /* ---- what pfn_valid_bench.c uses */
 

@@ -17,6 +17,15 @@
 
 #include "../mmtune.h"
 
+/* The strategies: BIT(n) of those this kernel can run (mmtune_pfv_have()). */
+enum mmtune_pv_impl {
+	MMTUNE_PV_STOCK,
+	MMTUNE_PV_SECTION,
+	MMTUNE_PV_VMEMMAP,
+	MMTUNE_PV_MEMBLOCK,
+	MMTUNE_PV_NR
+};
+
 #ifdef CONFIG_SPARSEMEM
 
 #define PFV_MODE_OFF	(-1)		/* no override; else a MMTUNE_PV_* */
