@@ -112,7 +112,7 @@ if lp_on; then
 	rule_on
 	expect_eq "livepatch first: the rule's hook placed" "$(hookst filemap_map_pages)" on
 	# the PTE setter's calls come from the patch's function now: its
-	# self-test cannot see it fire (hooks.c), what info says is printed only
+	# self-test cannot see it fire (hooks_table.c), what info says is printed only
 	echo "# livepatch first: hook_set_pte: $(info hook_set_pte)"
 	patched "livepatch first"
 	check "livepatch first: the livepatch disabled and removed" lp_off
