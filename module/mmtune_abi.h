@@ -31,6 +31,50 @@
 #define MMT_ABI_STR(x)	MMT_ABI_STR_(x)
 
 /*
+ * Limits both sides hold to (docs/policy.md): the module refuses past
+ * them, the tools size their tables by them and refuse the same.
+ */
+#define MMT_ABI_RULES_MAX	32	/* a policy's rules: policy_max_rules */
+#define MMT_ABI_PATH_MAX	256	/* cgroup=, file=: a path, its NUL too */
+/* a rule's match as text: a cgroup path, a file path and the short keys */
+#define MMT_ABI_MATCH_MAX	(2 * MMT_ABI_PATH_MAX + 64)
+#define MMT_ABI_COMM_LEN	16	/* comm=: the kernel's TASK_COMM_LEN */
+#define MMT_ABI_LAT_BUCKETS	48	/* latency's histogram */
+
+/*
+ * The policy rule keys (docs/policy.md): mmtune_rule_keys.h's list, as
+ * an enum (MMT_KEY_NAME) and a table (mmt_abi_rule_keys[]) that the
+ * module's grammar (policy_grammar.c) and the tools read.
+ */
+enum mmt_abi_key_kind {
+	MMT_ABI_KEY_TASK,	/* which processes: at most one key a rule */
+	MMT_ABI_KEY_MAP,	/* which of their mappings: any, each once */
+	MMT_ABI_KEY_RULE,	/* of the rule itself: order=, learn_uid= */
+};
+
+#define MMT_RULE_KEY(name, kind, value)	MMT_KEY_##name,
+enum mmt_abi_key {
+#include "mmtune_rule_keys.h"
+	MMT_KEY_NR
+};
+
+#undef MMT_RULE_KEY
+
+struct mmt_abi_rule_key {
+	const char *name;		/* without its '=' */
+	enum mmt_abi_key_kind kind;
+	const char *value;
+};
+
+#define MMT_RULE_KEY(name, kind, value)	\
+	{ #name, MMT_ABI_KEY_##kind, value },
+static const struct mmt_abi_rule_key mmt_abi_rule_keys[] __maybe_unused = {
+#include "mmtune_rule_keys.h"
+};
+
+#undef MMT_RULE_KEY
+
+/*
  * The parameters' names as identifiers, for module_param_cb() (which
  * takes an identifier); the tables below spell them with MMT_ABI_STR().
  */

@@ -2,7 +2,8 @@
 /*
  * mmtune: the policy's rules and rule sets, shared by policy.c (the fault
  * path, installing, the files) and policy_rule.c (parsing, rendering,
- * copying).  Private to those two.
+ * copying).  Private to those two; the grammar's own words are
+ * policy_grammar.h's.
  */
 #ifndef MMTUNE_POLICY_H
 #define MMTUNE_POLICY_H
@@ -16,12 +17,14 @@
 #include <linux/uidgid.h>
 
 #include "auto.h"
+#include "mmtune_abi.h"
+#include "policy_grammar.h"
 
-#define POLICY_MAX_RULES	32
+/* the limits the tools share (mmtune_abi.h) */
+#define POLICY_MAX_RULES	MMT_ABI_RULES_MAX
 #define POLICY_WRITE_MAX	32768	/* 32 rules of 255-byte cgroup and file paths */
-#define POLICY_PATH_MAX		256
-/* a rule's match as text: a cgroup path, a file path and the short keys */
-#define POLICY_MATCH_MAX	(2 * POLICY_PATH_MAX + 64)
+#define POLICY_PATH_MAX		MMT_ABI_PATH_MAX
+#define POLICY_MATCH_MAX	MMT_ABI_MATCH_MAX
 #define POLICY_POLL		HZ	/* how often the kernel's size is checked */
 #define POLICY_POLL_REMOVED	(HZ / 10) /* while a rule's cgroup is gone */
 
@@ -31,14 +34,6 @@ enum rule_kind {
 	RULE_PID,
 	RULE_CGROUP,
 	RULE_ANY,		/* every task: mapping keys only */
-};
-
-/* vma=: which mappings (policy.c's map_match) */
-enum rule_vma {
-	VMA_ANY,
-	VMA_EXEC,		/* executable: program and library text */
-	VMA_DATA,		/* not executable, not tmpfs */
-	VMA_SHMEM,		/* tmpfs, memfd, SysV and POSIX shared memory */
 };
 
 #define COMM_WORDS	(TASK_COMM_LEN / sizeof(u64))
@@ -129,7 +124,6 @@ struct policy_set {
 void policy_rule_free(struct policy_rule *r);
 void policy_set_free(struct policy_set *set);
 struct policy_set *policy_set_alloc(void);
-__printf(2, 3) int policy_reject(unsigned int line, const char *fmt, ...);
 bool policy_pid_exited(struct pid *pid);
 int policy_parse_rule(char *text, struct policy_rule *r, unsigned int line,
 		      const struct policy_set *cur);

@@ -5,7 +5,8 @@
  * a cgroup), a rule rendered back as written (what a read gives, and what
  * the parameter's "first" and "drop" compare), a rule copied with
  * references of its own.  The grammar, what a read gives and the errors
- * are docs/policy.md's; policy.c installs the sets and runs them.
+ * are docs/policy.md's; policy.c installs the sets and runs them.  The
+ * words' syntax is policy_grammar.c's: here what they name is resolved.
  */
 #include <linux/cgroup.h>
 #include <linux/cred.h>
@@ -27,6 +28,7 @@
 #include "mmtune.h"
 #include "compat.h"
 #include "policy.h"
+#include "policy_grammar.h"
 
 /* ---- rule sets ---- */
 
@@ -81,34 +83,13 @@ struct policy_set *policy_set_alloc(void)
 
 /* ---- parsing ---- */
 
-int policy_reject(unsigned int line, const char *fmt, ...)
+/* comm=: its bytes, zero-padded like task->comm */
+static void resolve_comm(const char *val, struct policy_rule *r)
 {
-	struct va_format vaf;
-	va_list ap;
-
-	va_start(ap, fmt);
-	vaf.fmt = fmt;
-	vaf.va = &ap;
-	pr_info_ratelimited("policy: line %u: %pV\n", line, &vaf);
-	va_end(ap);
-	return -EINVAL;
-}
-
-static int parse_comm(const char *val, struct policy_rule *r,
-		      unsigned int line)
-{
-	size_t len = strlen(val), i;
-
-	if (!len || len >= TASK_COMM_LEN)
-		return policy_reject(line, "comm '%s': want 1..%d bytes", val,
-				     TASK_COMM_LEN - 1);
-	for (i = 0; i < len; i++)
-		if ((unsigned char)val[i] <= ' ' || val[i] == 0x7f)
-			return policy_reject(line, "comm: control character");
+	BUILD_BUG_ON(MMT_ABI_COMM_LEN != TASK_COMM_LEN);
 	memset(r->comm, 0, sizeof(r->comm));
-	memcpy(r->comm, val, len);
+	memcpy(r->comm, val, strlen(val));
 	r->kind = RULE_COMM;
-	return 0;
 }
 
 bool policy_pid_exited(struct pid *pid)
@@ -141,19 +122,13 @@ static struct pid *exited_rule_pid(const struct policy_set *cur, int nr)
 	return NULL;
 }
 
-static int parse_pid(const char *val, struct policy_rule *r,
-		     unsigned int line, const struct policy_set *cur)
+/* pid=@nr (checked: > 0): the process, held */
+static int resolve_pid(int nr, struct policy_rule *r, unsigned int line,
+		       const struct policy_set *cur)
 {
 	struct task_struct *leader;
 	struct pid *pid;
-	int nr;
 
-	if (!*val || strspn(val, "0123456789") != strlen(val) ||
-	    kstrtoint(val, 10, &nr) || nr < 0)
-		return policy_reject(line, "pid '%s': want a process id", val);
-	if (!nr)	/* what a rule reads as where its process is not seen */
-		return policy_reject(line,
-				     "pid=0: a rule of a process outside this pid namespace: write it from one that sees the process");
 	pid = exited_rule_pid(cur, nr);
 	if (pid) {
 		r->pid = get_pid(pid);
@@ -216,16 +191,12 @@ static char *cgroup_abs_path(struct cgroup *cgrp)
 	return abs;
 }
 
-static int parse_cgroup(const char *val, struct policy_rule *r,
-			unsigned int line, const struct policy_set *cur)
+static int resolve_cgroup(const char *val, struct policy_rule *r,
+			  unsigned int line, const struct policy_set *cur)
 {
 	const struct policy_rule *gone;
 	struct cgroup *cgrp;
 
-	if (val[0] != '/' || strlen(val) >= POLICY_PATH_MAX)
-		return policy_reject(line,
-				     "cgroup '%s': want a cgroup v2 path starting with '/'",
-				     val);
 	r->path = kstrdup(val, GFP_KERNEL);
 	if (!r->path)
 		return -ENOMEM;
@@ -285,18 +256,14 @@ static const struct policy_rule *kept_rule(const struct policy_set *cur,
  * an fd.  Under overlayfs the overlay's path is held: the overlay keeps
  * its layers (and so the real inode's super block) while it is mounted.
  */
-static int parse_file(const char *val, struct policy_rule *r,
-		      unsigned int line, const struct policy_set *cur)
+static int resolve_file(const char *val, struct policy_rule *r,
+			unsigned int line, const struct policy_set *cur)
 {
 	const struct policy_rule *kept;
 	struct path path;
 	struct inode *inode;
 	int ret;
 
-	if (r->file)
-		return policy_reject(line, "file= given twice");
-	if (val[0] != '/' || strlen(val) >= POLICY_PATH_MAX)
-		return policy_reject(line, "file '%s': want an absolute path", val);
 	r->file = kstrdup(val, GFP_KERNEL);
 	if (!r->file)
 		return -ENOMEM;
@@ -326,144 +293,75 @@ static int parse_file(const char *val, struct policy_rule *r,
 	return 0;
 }
 
-/* vma='s values, as written and shown */
-static const char *const vma_names[] = {
-	[VMA_EXEC] = "exec", [VMA_DATA] = "data", [VMA_SHMEM] = "shmem",
-};
-
-static int parse_vma(const char *val, struct policy_rule *r,
-		     unsigned int line)
-{
-	int i;
-
-	if (r->vma != VMA_ANY)
-		return policy_reject(line, "vma= given twice");
-	for (i = VMA_EXEC; i <= VMA_SHMEM; i++) {
-		if (!strcmp(val, vma_names[i])) {
-			r->vma = i;
-			return 0;
-		}
-	}
-	return policy_reject(line, "vma '%s': want exec, data or shmem", val);
-}
-
-/* A mapping key (file=, vma=, madv=), or 1 if @key is none. */
-static int parse_map_key(const char *key, const char *val,
-			 struct policy_rule *r, unsigned int line,
-			 const struct policy_set *cur)
-{
-	int ret;
-
-	if (!strcmp(key, "file")) {
-		ret = parse_file(val, r, line, cur);
-	} else if (!strcmp(key, "vma")) {
-		ret = parse_vma(val, r, line);
-	} else if (!strcmp(key, "madv")) {
-		if (r->madv_random)
-			return policy_reject(line, "madv= given twice");
-		if (strcmp(val, "random"))
-			return policy_reject(line, "madv '%s': want random", val);
-		r->madv_random = true;
-		ret = 0;
-	} else {
-		return 1;
-	}
-	r->has_map = true;
-	return ret;
-}
-
 /*
- * learn_uid=UID|any: whose processes an auto rule learns from.  The uid
- * as the writer's user namespace names it; kept as the kernel's own.
+ * learn_uid=N: the uid as the writer's user namespace names it; kept as
+ * the kernel's own.
  */
-static int parse_learn_uid(const char *val, struct policy_rule *r,
-			   unsigned int line)
+static int resolve_learn_uid(const struct rule_words *w, struct policy_rule *r,
+			     unsigned int line)
 {
-	unsigned int n;
 	kuid_t uid;
 
-	if (r->learn_given)
-		return policy_reject(line, "learn_uid= given twice");
-	r->learn_given = true;
-	if (!strcmp(val, "any")) {
-		r->learn_any = true;
+	if (w->learn_any)
 		return 0;
-	}
-	if (!*val || strspn(val, "0123456789") != strlen(val) ||
-	    kstrtouint(val, 10, &n))
-		return policy_reject(line, "learn_uid '%s': want a user id or 'any'", val);
-	uid = make_kuid(current_user_ns(), n);
+	uid = make_kuid(current_user_ns(), w->learn_uid);
 	if (!uid_valid(uid))
-		return policy_reject(line, "learn_uid %u: not a user of this namespace", n);
+		return policy_reject(line, "learn_uid %u: not a user of this namespace",
+				     w->learn_uid);
 	r->learn_uid = uid;
 	return 0;
+}
+
+struct resolve_ctx {
+	struct policy_rule *r;
+	const struct policy_set *cur;	/* for exited and removed rules */
+};
+
+/* A word of a rule, its syntax checked (policy_grammar.c): what it names */
+static int resolve_key(void *ctx, enum mmt_abi_key key, const char *val,
+		       const struct rule_words *w, unsigned int line)
+{
+	struct resolve_ctx *rc = ctx;
+	struct policy_rule *r = rc->r;
+
+	switch (key) {
+	case MMT_KEY_comm:
+		resolve_comm(val, r);
+		return 0;
+	case MMT_KEY_pid:
+		return resolve_pid(w->pid, r, line, rc->cur);
+	case MMT_KEY_cgroup:
+		return resolve_cgroup(val, r, line, rc->cur);
+	case MMT_KEY_file:
+		return resolve_file(val, r, line, rc->cur);
+	case MMT_KEY_learn_uid:
+		return resolve_learn_uid(w, r, line);
+	default:	/* vma=, madv=, order=: the grammar's words alone */
+		return 0;
+	}
 }
 
 /* One rule: "KEY=VALUE ... order=N" in any order, blanks between. */
 int policy_parse_rule(char *text, struct policy_rule *r, unsigned int line,
 		      const struct policy_set *cur)
 {
-	bool have_order = false;
-	char *tok, *val;
+	struct resolve_ctx rc = { .r = r, .cur = cur };
+	struct rule_words w;
 	int ret;
 
-	while ((tok = strsep(&text, " \t")) != NULL) {
-		if (!*tok)
-			continue;
-		val = strchr(tok, '=');
-		if (!val)
-			return policy_reject(line, "'%s' is not KEY=VALUE", tok);
-		*val++ = '\0';
-		if (!strcmp(tok, "order")) {
-			if (have_order)
-				return policy_reject(line, "order given twice");
-			/* auto:N: auto, starting at N (what `save` learned) */
-			r->is_auto = !strncmp(val, "auto", 4) &&
-				     (!val[4] || val[4] == ':');
-			r->auto_from = r->is_auto && val[4] == ':';
-			if ((!r->is_auto || r->auto_from) &&
-			    mmtune_parse_order(r->auto_from ? val + 5 : val,
-					       &r->order))
-				return policy_reject(line,
-						     "order '%s': want 0..%u, 'default', 'auto' or 'auto:N'",
-						     val, mmtune_max_order());
-			have_order = true;
-			continue;
-		}
-		if (!strcmp(tok, "learn_uid")) {
-			ret = parse_learn_uid(val, r, line);
-			if (ret)
-				return ret;
-			continue;
-		}
-		ret = parse_map_key(tok, val, r, line, cur);
-		if (ret <= 0) {
-			if (ret)
-				return ret;
-			continue;
-		}
-		if (strcmp(tok, "comm") && strcmp(tok, "pid") &&
-		    strcmp(tok, "cgroup"))
-			return policy_reject(line, "unknown key '%s'", tok);
-		if (r->kind != RULE_NONE)
-			return policy_reject(line, "more than one of comm=, pid=, cgroup=");
-		if (!strcmp(tok, "comm"))
-			ret = parse_comm(val, r, line);
-		else if (!strcmp(tok, "pid"))
-			ret = parse_pid(val, r, line, cur);
-		else
-			ret = parse_cgroup(val, r, line, cur);
-		if (ret)
-			return ret;
-	}
-	if (r->kind == RULE_NONE && !r->has_map)
-		return policy_reject(line, "no comm=, pid=, cgroup=, file=, vma= or madv=");
+	ret = policy_grammar_rule(text, &w, line, resolve_key, &rc);
+	if (ret)
+		return ret;
 	if (r->kind == RULE_NONE)
 		r->kind = RULE_ANY;
-	if (!have_order)
-		return policy_reject(line, "no order=");
-	if (r->learn_given && !r->is_auto)
-		return policy_reject(line, "learn_uid= without order=auto");
+	r->order = w.order;
+	r->is_auto = w.is_auto;
+	r->auto_from = w.auto_from;
+	r->has_map = w.has_map;
+	r->vma = w.vma;
+	r->madv_random = w.madv_random;
+	r->learn_any = w.learn_any;
+	r->learn_given = w.given & (1u << MMT_KEY_learn_uid);
 	/*
 	 * Whom the writer vouches for: what an auto rule learns from its
 	 * processes is theirs to steer (a process's name, the files it
@@ -488,6 +386,24 @@ void policy_set_account(struct policy_set *set, const struct policy_rule *r)
 			     mmtune_max_order() : r->order);
 }
 
+struct set_ctx {
+	struct policy_set *set;
+	const struct policy_set *cur;
+};
+
+/* A line's rule, the set's next (the grammar counted it: there is room) */
+static int parse_set_line(void *ctx, char *text, unsigned int line)
+{
+	struct set_ctx *sc = ctx;
+	struct policy_rule *r = &sc->set->rule[sc->set->nr++];
+	int ret;
+
+	ret = policy_parse_rule(text, r, line, sc->cur);
+	if (!ret)
+		policy_set_account(sc->set, r);
+	return ret;
+}
+
 /*
  * Parse a whole write into @set (room for POLICY_MAX_RULES) against the
  * current set @cur (for exited pid= rules).  *clear is set for "clear".
@@ -496,37 +412,9 @@ void policy_set_account(struct policy_set *set, const struct policy_rule *r)
 int policy_parse_set(char *buf, struct policy_set *set,
 		     const struct policy_set *cur, bool *clear)
 {
-	struct policy_rule *r;
-	unsigned int line = 0;
-	char *text, *hash;
-	int ret;
+	struct set_ctx sc = { .set = set, .cur = cur };
 
-	*clear = false;
-	while ((text = strsep(&buf, "\n")) != NULL) {
-		line++;
-		hash = strchr(text, '#');
-		if (hash)
-			*hash = '\0';
-		text = strim(text);
-		if (!*text)
-			continue;
-		if (!strcmp(text, "clear")) {
-			*clear = true;
-			continue;
-		}
-		if (set->nr == POLICY_MAX_RULES)
-			return policy_reject(line, "more than %d rules", POLICY_MAX_RULES);
-		r = &set->rule[set->nr++];
-		ret = policy_parse_rule(text, r, line, cur);
-		if (ret)
-			return ret;
-		policy_set_account(set, r);
-	}
-	if (*clear && set->nr)
-		return policy_reject(line, "'clear' must be alone");
-	if (!*clear && !set->nr)
-		return policy_reject(line, "no rule (write 'clear' to drop every rule)");
-	return 0;
+	return policy_grammar_set(buf, clear, parse_set_line, &sc);
 }
 
 /* @r's mapping keys, each after a blank unless it is the first key */
@@ -539,7 +427,7 @@ static void policy_show_map_keys(struct seq_file *m, const struct policy_rule *r
 		sep = " ";
 	}
 	if (r->vma != VMA_ANY) {
-		seq_printf(m, "%svma=%s", sep, vma_names[r->vma]);
+		seq_printf(m, "%svma=%s", sep, policy_vma_names[r->vma]);
 		sep = " ";
 	}
 	if (r->madv_random)

@@ -8,6 +8,8 @@
 
 #include <linux/types.h>
 
+#include "mmtune_abi.h"
+
 struct seq_file;
 
 /* Counters, per CPU, summed on read. */
@@ -21,8 +23,11 @@ enum mmtune_ctr {
 	MMT_CTR_NR
 };
 
-/* log2 buckets: bucket b holds [2^(b-1), 2^b) ns, bucket 0 holds 0 ns. */
-#define MMT_LAT_BUCKETS	48
+/*
+ * log2 buckets: bucket b holds [2^(b-1), 2^b) ns, bucket 0 holds 0 ns;
+ * as many as the tools read (mmtune_abi.h).
+ */
+#define MMT_LAT_BUCKETS	MMT_ABI_LAT_BUCKETS
 
 enum mmtune_lat_kind {
 	MMT_LAT_FA,			/* fault that called filemap_map_pages */

@@ -86,7 +86,7 @@ stage() {
 	local c=$1 d=$TOP/build/trace/$1 sum
 	sum=$(cat module/Kbuild module/*.[ch] module/*/*.[ch] | sha1sum | cut -d' ' -f1)
 	if [ "$(cat "$d/module.sum" 2>/dev/null)" != "$sum" ] || [ ! -f "$d/module/mmtune.ko" ] ||
-	   [ -n "$(find userspace module/mmtune_abi.h -newer "$d/module.sum" -print -quit)" ]; then
+	   [ -n "$(find userspace module/mmtune_abi.h module/mmtune_rule_keys.h -newer "$d/module.sum" -print -quit)" ]; then
 		# The cell's build directory and tools are check-matrix's:
 		# its lock, so that the two never build one cell at once.
 		rm -rf "$d"; mkdir -p "$d/module" "$d/userspace"

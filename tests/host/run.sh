@@ -65,8 +65,19 @@ no_module() { export MMTUNE_SYSFS_MODULE=$W/no-such-module; }
 
 # ---------------------------------------------------------------- checks
 
+# the module's rule grammar, built on the host (tests/host/rule_unit.c)
+suite_rule_unit() {
+	"$RULE_UNIT" >"$W/rule_unit.out" 2>"$W/err"
+	RC=$?
+	if grep -qE 'Sanitizer|runtime error:' "$W/err"; then
+		{ echo "== rule_unit"; cat "$W/err"; } >>"$W/san-reports"
+	fi
+	ktap_relay <"$W/rule_unit.out"
+	[ "$RC" = 0 ] || fail "rule_unit: exit $RC: $(errline)"
+}
+
 suite_unit() {
-	local f kind base
+	local f kind base nb
 	"$UNIT" selftest >"$W/unit.out" 2>"$W/err"
 	RC=$?
 	if grep -qE 'Sanitizer|runtime error:' "$W/err"; then
@@ -107,7 +118,9 @@ for i in range(100000): print("counter_%d %d" % (i, i))' >"$W/many-stats"
 	$PY -c '
 for i in range(100000): print("%d %d %d %d" % (i, i + 1, i, i))' >"$W/many-lat"
 	run "$UNIT" parse latency "$W/many-lat"
-	[ "$(head -n 1 "$W/out")" = "n=64 kv=0" ] && ok "parse latency 100000 buckets, kept 64" ||
+	# as many as the module has (module/mmtune_abi.h)
+	nb=$(sed -n 's/^#define MMT_ABI_LAT_BUCKETS[[:space:]]*\([0-9]*\).*/\1/p' "$TOP/module/mmtune_abi.h")
+	[ "$(head -n 1 "$W/out")" = "n=$nb kv=0" ] && ok "parse latency 100000 buckets, kept $nb" ||
 		fail "parse latency 100000 lines: $(head -n 1 "$W/out")"
 	head -c 200000 /dev/urandom >"$W/random"
 	for kind in info stats latency; do
@@ -1056,7 +1069,9 @@ build_suite() {
 	local o=$1 san=${2:-} flags="-Wall -Wextra -Werror -std=gnu11 -O1 -g"
 	[ -n "$san" ] && flags="$flags -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
 	make -s -C "$US" O="$o" VERSION="$VERSION" WERROR=1 ${san:+SAN=1} ctl >"$W/build.log" 2>&1 &&
-		${CC:-cc} $flags -I"$US/lib" "$TOP/tests/host/unit.c" "$o/lib/libmmtune.a" -o "$o/unit" >>"$W/build.log" 2>&1
+		${CC:-cc} $flags -I"$US/lib" "$TOP/tests/host/unit.c" "$o/lib/libmmtune.a" -o "$o/unit" >>"$W/build.log" 2>&1 &&
+		${CC:-cc} $flags -D_DEFAULT_SOURCE -I"$TOP/tests/host/shim" -I"$TOP/module" \
+			"$TOP/module/policy_grammar.c" "$TOP/tests/host/rule_unit.c" -o "$o/rule_unit" >>"$W/build.log" 2>&1
 }
 
 # The lockdown-proof interface: a fake /sys/kernel/mm/mmtune and
@@ -1164,6 +1179,18 @@ suite_abi_doc() {
 	done
 	if [ -z "$missing" ]; then ok "docs/ABI: an entry for every shared name"
 	else fail "docs/ABI: no entry for$missing"; fi
+	# the rule keys (module/mmtune_rule_keys.h): the completion offers
+	# each but order= (which it offers apart), docs/policy.md tells each
+	local keys
+	keys=$(sed -n 's/^MMT_RULE_KEY(\([a-z_]*\),.*/\1=/p' "$TOP/module/mmtune_rule_keys.h" | grep -vx 'order=' | tr '\n' ' ')
+	expect_eq "completion: policy set offers every rule key (mmtune_rule_keys.h)" \
+		"$(grep -o '"comm= [a-z_= ]*learn_uid="' "$TOP/userspace/completion/mmtunectl" | tr -d '"') " "$keys"
+	missing=
+	for n in $keys order=; do
+		grep -q "\b$n" "$TOP/docs/policy.md" || missing="$missing $n"
+	done
+	if [ -z "$missing" ]; then ok "docs/policy.md: every rule key"
+	else fail "docs/policy.md: no$missing"; fi
 }
 
 # bench/results.sh: the latest run of each benchmark and kernel, a run
@@ -1330,7 +1357,9 @@ suite_report() {
 run_suites() {
 	CTL=$1/mmtunectl
 	UNIT=$1/unit
+	RULE_UNIT=$1/rule_unit
 	suite_unit
+	suite_rule_unit
 	suite_usage
 	suite_module
 	suite_kernel
@@ -1347,7 +1376,7 @@ run_suites() {
 
 # tests/host/run.sh SUITE...: those suites alone, on the plain build (no
 # sanitizer pass, install, build flags, man pages or fuzzing)
-HOST_SUITES="unit usage module kernel policy policy_auto prometheus prometheus_rss perm plane report rss replay abi_doc results"
+HOST_SUITES="unit rule_unit usage module kernel policy policy_auto prometheus prometheus_rss perm plane report rss replay abi_doc results"
 if [ $# -gt 0 ]; then
 	for s in "$@"; do
 		case " $HOST_SUITES " in
@@ -1357,7 +1386,7 @@ if [ $# -gt 0 ]; then
 	done
 	ktap_print_header
 	if build_suite "$W/plain"; then
-		CTL=$W/plain/mmtunectl UNIT=$W/plain/unit
+		CTL=$W/plain/mmtunectl UNIT=$W/plain/unit RULE_UNIT=$W/plain/rule_unit
 		for s in "$@"; do "suite_$s"; done
 	else
 		fail "build: $(tail -n 5 "$W/build.log" | tr '\n' ' ')"

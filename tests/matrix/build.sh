@@ -108,12 +108,13 @@ for p in "$probe:faultprobe" "$kcore:kcoreprobe" "$flip:policyflip" "$stall:stal
 done
 # The userspace tools (mmtunectl, mmstress), static, once per arch and
 # change of userspace/ or of the names it shares with the module
-# (module/mmtune_abi.h): the suites that drive the module through them.
+# (module/mmtune_abi.h, module/mmtune_rule_keys.h): the suites that drive
+# the module through them.
 # The change is told by content (a fresh clone's files are all new).
 tools=$MX/tools-$BASE_ARCH
 tkey=$( { echo "$cross $VERSION_MMT"
 	  cd "$MMT_TOP" && find userspace -type f \( -name '*.[ch]' -o -name Makefile \) |
-		sort | xargs sha256sum module/mmtune_abi.h; } | sha256sum | cut -c1-64)
+		sort | xargs sha256sum module/mmtune_abi.h module/mmtune_rule_keys.h; } | sha256sum | cut -c1-64)
 if [ ! -x "$tools/mmtunectl" ] || [ ! -x "$tools/mmstress" ] ||
    [ "$(cat "$tools/.key" 2>/dev/null)" != "$tkey" ]; then
 	rm -rf "$tools"; mkdir -p "$tools"

@@ -145,11 +145,16 @@ int rule_match(const struct mmt_prule *r, long *pid, const char **val)
 	*val = first;
 	if (mmt_prule_maps(r))
 		return MATCH_MAP;
-	if (!strncmp(m, "pid=", 4))
+	switch (mmt_rule_key(m)) {
+	case MMT_KEY_pid:
 		return mmt_parse_long(*val, 1, INT_MAX, pid) ? MATCH_OTHER : MATCH_PID;
-	if (!strncmp(m, "comm=", 5))
+	case MMT_KEY_comm:
 		return MATCH_COMM;
-	return strncmp(m, "cgroup=", 7) ? MATCH_OTHER : MATCH_CGROUP;
+	case MMT_KEY_cgroup:
+		return MATCH_CGROUP;
+	default:
+		return MATCH_OTHER;
+	}
 }
 
 /*
@@ -159,32 +164,34 @@ int rule_match(const struct mmt_prule *r, long *pid, const char **val)
 static int check_map_key(const char *verb, const char *m, char *out, size_t len)
 {
 	const char *v = strchr(m, '=') + 1;
-	char real[PATH_MAX];
+	char real[PATH_MAX], want[200];
 	struct stat st;
+	int key = mmt_rule_key(m);
 
-	if (!strncmp(m, "file=", 5)) {
+	if (key == MMT_KEY_file) {
 		if (!realpath(v, real))
 			return usage_err(verb, "file %.80s: %s", v, strerror(errno));
 		if (stat(real, &st) || !S_ISREG(st.st_mode))
 			return usage_err(verb, "file %.80s: not a regular file", v);
-		if (strlen(real) >= 256 || strpbrk(real, " \t#"))
-			return usage_err(verb, "file %.80s: want a path under 256 bytes without blanks or '#'", real);
+		if (strlen(real) >= MMT_ABI_PATH_MAX || strpbrk(real, " \t#"))
+			return usage_err(verb, "file %.80s: want a path under %d bytes without blanks or '#'",
+					 real, MMT_ABI_PATH_MAX);
 		snprintf(out, len, "file=%s", real);
 		return 0;
 	}
-	if (!strncmp(m, "vma=", 4)) {
+	if (key == MMT_KEY_vma) {
 		if (strcmp(v, "exec") && strcmp(v, "data") && strcmp(v, "shmem"))
 			return usage_err(verb, "vma '%.40s': want exec, data or shmem", v);
 		snprintf(out, len, "%s", m);
 		return 0;
 	}
-	if (!strncmp(m, "madv=", 5)) {
+	if (key == MMT_KEY_madv) {
 		if (strcmp(v, "random"))
 			return usage_err(verb, "madv '%.40s': want random", v);
 		snprintf(out, len, "%s", m);
 		return 0;
 	}
-	if (!strncmp(m, "learn_uid=", 10)) {
+	if (key == MMT_KEY_learn_uid) {
 		long uid;
 
 		if (strcmp(v, "any") && (!*v || strspn(v, "0123456789") != strlen(v) ||
@@ -193,7 +200,8 @@ static int check_map_key(const char *verb, const char *m, char *out, size_t len)
 		snprintf(out, len, "%s", m);
 		return 0;
 	}
-	return usage_err(verb, "'%.40s': want comm=NAME, pid=TGID, cgroup=PATH, file=PATH, vma=KIND, madv=random or learn_uid=UID", m);
+	mmt_rule_keys_text(want, sizeof(want), -1, 1, " or ");
+	return usage_err(verb, "'%.40s': want %s", m, want);
 }
 
 /*
@@ -205,17 +213,19 @@ int check_match(const char *verb, const char *m, char *out, size_t len)
 {
 	const char *v = strchr(m, '=') + 1;
 	size_t n = strlen(v), i;
+	int key = mmt_rule_key(m);
 
-	if (!strncmp(m, "comm=", 5)) {
-		if (!n || n > 15)
-			return usage_err(verb, "comm '%.40s': want 1 to 15 bytes (the kernel's comm length)", v);
+	if (key == MMT_KEY_comm) {
+		if (!n || n >= MMT_ABI_COMM_LEN)
+			return usage_err(verb, "comm '%.40s': want 1 to %d bytes (the kernel's comm length)",
+					 v, MMT_ABI_COMM_LEN - 1);
 		for (i = 0; i < n; i++)
 			if ((unsigned char)v[i] <= ' ' || v[i] == 0x7f || v[i] == '#')
 				return usage_err(verb, "comm '%.40s': no blanks, control characters or '#'", v);
 		snprintf(out, len, "comm=%s", v);
 		return 0;
 	}
-	if (!strncmp(m, "pid=", 4)) {
+	if (key == MMT_KEY_pid) {
 		char p[64];
 		long pid;
 
@@ -227,14 +237,14 @@ int check_match(const char *verb, const char *m, char *out, size_t len)
 		snprintf(out, len, "pid=%ld", pid);
 		return 0;
 	}
-	if (!strncmp(m, "cgroup=", 7)) {
+	if (key == MMT_KEY_cgroup) {
 		const char *root = mmt_cgroup2_root(), *path = v;
 		char dir[PATH_MAX + MMT_MATCH_LEN];
 		size_t rl = root ? strlen(root) : 0;
 
 		if (root && rl > 1 && !strncmp(v, root, rl) && (v[rl] == '/' || !v[rl]))
 			path = v[rl] ? v + rl : "/";
-		if (path[0] != '/' || strlen(path) >= 256 || strpbrk(path, " \t#"))
+		if (path[0] != '/' || strlen(path) >= MMT_ABI_PATH_MAX || strpbrk(path, " \t#"))
 			return usage_err(verb, "cgroup '%.60s': want a cgroup v2 path like /system.slice/foo.service", v);
 		if (root) {
 			struct stat st;
@@ -249,11 +259,15 @@ int check_match(const char *verb, const char *m, char *out, size_t len)
 	return check_map_key(verb, m, out, len);
 }
 
-/* A key's place in a rule as the module shows it: the task key first */
+/*
+ * A key's place in a rule as the module shows it (mmtune_rule_keys.h's
+ * order): the task key first, whichever it is
+ */
 static int key_family(const char *k)
 {
-	return !strncmp(k, "file=", 5) ? 1 : !strncmp(k, "vma=", 4) ? 2 :
-	       !strncmp(k, "madv=", 5) ? 3 : !strncmp(k, "learn_uid=", 10) ? 4 : 0;
+	int key = mmt_rule_key(k);
+
+	return key < 0 || mmt_abi_rule_keys[key].kind == MMT_ABI_KEY_TASK ? 0 : key;
 }
 
 /*
@@ -263,18 +277,22 @@ static int key_family(const char *k)
  */
 static int add_key(const char *verb, struct mmt_prule *r, const char *k)
 {
-	char part[5][MMT_MATCH_LEN] = { "", "", "", "", "" }, *w, *save = NULL;
+	char part[MMT_KEY_NR][MMT_MATCH_LEN] = { "" }, *w, *save = NULL;
 	int f = key_family(k), i;
 	size_t off = 0;
 
 	for (w = strtok_r(r->match, " ", &save); w; w = strtok_r(NULL, " ", &save))
 		snprintf(part[key_family(w)], MMT_MATCH_LEN, "%s", w);
-	if (part[f][0])
+	if (part[f][0]) {
+		char task[64];
+
+		mmt_rule_keys_text(task, sizeof(task), 1 << MMT_ABI_KEY_TASK, 0, " or ");
 		return usage_err(verb, "'%.40s': the rule has a %s already", k,
-				 f ? "key of that kind" : "comm=, pid= or cgroup=");
+				 f ? "key of that kind" : task);
+	}
 	snprintf(part[f], MMT_MATCH_LEN, "%s", k);
 	r->match[0] = '\0';
-	for (i = 0; i < 5; i++)
+	for (i = 0; i < MMT_KEY_NR; i++)
 		if (part[i][0])
 			off += (size_t)snprintf(r->match + off, sizeof(r->match) - off, "%s%s",
 						off ? " " : "", part[i]);
@@ -294,21 +312,25 @@ static int rules_from_args(const char *verb, int argc, char **argv, struct mmt_p
 {
 	static int maxo = -1;	/* policy load asks once a line: info once */
 	int n = 0, i, rc = 0;
+	char keys[96];
 
 	if (maxo < 0 && mmt_max_order(&maxo))
 		maxo = 63;
+	mmt_rule_keys_text(keys, sizeof(keys), (1 << MMT_ABI_KEY_TASK) | (1 << MMT_ABI_KEY_MAP), 0, ", ");
 	for (i = 0; i < argc && !rc; i++) {
 		char *copy = strdup(argv[i]), *tok, *save = NULL;
 
 		if (!copy)
 			return -lib_fail(MMT_EIO);
 		for (tok = strtok_r(copy, " \t\n", &save); tok && !rc; tok = strtok_r(NULL, " \t\n", &save)) {
-			if (!strncmp(tok, "order=", 6)) {
+			int key = mmt_rule_key(tok);
+
+			if (key == MMT_KEY_order) {
 				const char *o = tok + 6;
 				long v;
 
 				if (!n || out[n - 1].order[0])
-					rc = usage_err(verb, "'%.40s' without a key (comm=, pid=, cgroup=, file=, vma=, madv=) before it", tok);
+					rc = usage_err(verb, "'%.40s' without a key (%s) before it", tok, keys);
 				else if (strcmp(o, "default") && strcmp(o, "auto") &&
 					 (strncmp(o, "auto:", 5) ? mmt_parse_long(o, 0, maxo, &v) :
 					  mmt_parse_long(o + 5, 0, maxo, &v)))
@@ -317,14 +339,14 @@ static int rules_from_args(const char *verb, int argc, char **argv, struct mmt_p
 					snprintf(out[n - 1].order, sizeof(out[n - 1].order), "%s", o);
 			} else if (!strchr(tok, '=')) {
 				rc = usage_err(verb, "'%.40s' is not KEY=VALUE", tok);
-			} else if (n && (!out[n - 1].order[0] || !strncmp(tok, "learn_uid=", 10))) {
+			} else if (n && (!out[n - 1].order[0] || key == MMT_KEY_learn_uid)) {
 				char k[MMT_MATCH_LEN];
 
 				rc = check_match(verb, tok, k, sizeof(k));
 				if (!rc)
 					rc = add_key(verb, &out[n - 1], k);
-			} else if (!strncmp(tok, "learn_uid=", 10)) {
-				rc = usage_err(verb, "'%.40s' without a key (comm=, pid=, cgroup=, file=, vma=, madv=) before it", tok);
+			} else if (key == MMT_KEY_learn_uid) {
+				rc = usage_err(verb, "'%.40s' without a key (%s) before it", tok, keys);
 			} else if (n == max) {
 				rc = usage_err(verb, "more than %d rules", max);
 			} else {
@@ -340,8 +362,7 @@ static int rules_from_args(const char *verb, int argc, char **argv, struct mmt_p
 	if (n && !out[n - 1].order[0])
 		return -usage_err(verb, "rule '%.60s' has no order=N", out[n - 1].match);
 	for (i = 0; i < n; i++)
-		if (!mmt_prule_is_auto(&out[i]) && (!strncmp(out[i].match, "learn_uid=", 10) ||
-						    strstr(out[i].match, " learn_uid=")))
+		if (!mmt_prule_is_auto(&out[i]) && mmt_match_kinds(out[i].match, MMT_KEY_learn_uid))
 			return -usage_err(verb, "rule '%.60s': learn_uid= is for order=auto (whose processes it learns from)",
 					  out[i].match);
 	return n;

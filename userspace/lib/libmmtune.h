@@ -15,6 +15,8 @@
 #ifndef __maybe_unused
 #define __maybe_unused __attribute__((__unused__))
 #endif
+/* the limits and rule keys the module holds to (by path: any -I will do) */
+#include "../../module/mmtune_abi.h"
 
 /* Exit codes shared by every tool (docs/admin-guide.md; docs/mmstress.md). */
 #define MMT_EXIT_OK	0	/* done */
@@ -144,7 +146,7 @@ int mmt_errno_to_err(int e, const char *path, const char *value);
  * buckets stored, or MMT_EINVAL if the text holds a NUL or non-ASCII byte.
  */
 #define MMT_LAT_MAX_KV		16
-#define MMT_LAT_MAX_BUCKETS	64
+#define MMT_LAT_MAX_BUCKETS	MMT_ABI_LAT_BUCKETS
 struct mmt_lat_bucket {
 	unsigned long long low, high, fault_around, no_fault_around;
 };
@@ -182,8 +184,8 @@ size_t mmt_json_escape(char *buf, size_t len, const char *s);
  * "87.5%").  Unknown words after '#' are skipped; everything after '#' is
  * ignored when the text is written back to the module.
  */
-#define MMT_PRULES_MAX	64
-#define MMT_MATCH_LEN	640	/* a cgroup path, a file path, the short keys */
+#define MMT_PRULES_MAX	MMT_ABI_RULES_MAX
+#define MMT_MATCH_LEN	MMT_ABI_MATCH_MAX	/* a cgroup path, a file path, the short keys */
 
 /* An order=auto rule's fields, as indexes of mmt_prule.au[] */
 enum { MMT_PA_ORDER, MMT_PA_RAISED, MMT_PA_LOWERED, MMT_PA_LEARNED,
@@ -217,6 +219,15 @@ int mmt_parse_policy(const char *text, size_t len, struct mmt_policy *p);
 int mmt_prule_is_auto(const struct mmt_prule *r);
 /* Whether r has mapping keys (file=, vma=, madv=): it matches per mapping. */
 int mmt_prule_maps(const struct mmt_prule *r);
+/* The rule key (MMT_KEY_*, module/mmtune_rule_keys.h) of "KEY=VALUE", or -1. */
+int mmt_rule_key(const char *word);
+/* The kinds (bit MMT_ABI_KEY_*) of match's keys, of @key's alone if >= 0. */
+int mmt_match_kinds(const char *match, int key);
+/*
+ * The keys of @kinds (bits MMT_ABI_KEY_*) but order=, as "a=, b= or c="
+ * (@last before the last; with @values "a=VALUE"), like snprintf.
+ */
+size_t mmt_rule_keys_text(char *buf, size_t len, int kinds, int values, const char *last);
 /* The order r gives now: its N, an auto rule's auto_order=; -1 for none
  * (default, an auto rule that shows no order yet, an unreadable one). */
 int mmt_prule_order(const struct mmt_prule *r);

@@ -26,19 +26,58 @@ int mmt_prule_is_auto(const struct mmt_prule *r)
 	return !strcmp(r->order, "auto") || !strncmp(r->order, "auto:", 5);
 }
 
-int mmt_prule_maps(const struct mmt_prule *r)
+int mmt_rule_key(const char *word)
 {
-	static const char *const keys[] = { "file=", "vma=", "madv=" };
-	char k[8];
-	size_t i;
+	size_t n = strcspn(word, "=");
+	int k;
+
+	if (!word[n])
+		return -1;
+	for (k = 0; k < MMT_KEY_NR; k++)
+		if (strlen(mmt_abi_rule_keys[k].name) == n &&
+		    !strncmp(word, mmt_abi_rule_keys[k].name, n))
+			return k;
+	return -1;
+}
+
+int mmt_match_kinds(const char *match, int key)
+{
+	char m[MMT_MATCH_LEN], *w, *save = NULL;
+	int k, kinds = 0;
 
 	/* a key starts the match or follows a blank, which no value holds */
-	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		snprintf(k, sizeof(k), " %s", keys[i]);
-		if (!strncmp(r->match, keys[i], strlen(keys[i])) || strstr(r->match, k))
-			return 1;
+	snprintf(m, sizeof(m), "%s", match);
+	for (w = strtok_r(m, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+		k = mmt_rule_key(w);
+		if (k >= 0 && (key < 0 || k == key))
+			kinds |= 1 << mmt_abi_rule_keys[k].kind;
 	}
-	return 0;
+	return kinds;
+}
+
+int mmt_prule_maps(const struct mmt_prule *r)
+{
+	return !!(mmt_match_kinds(r->match, -1) & (1 << MMT_ABI_KEY_MAP));
+}
+
+size_t mmt_rule_keys_text(char *buf, size_t len, int kinds, int values, const char *last)
+{
+	size_t off = 0;
+	int k, n = 0, nr = 0;
+
+	for (k = 0; k < MMT_KEY_NR; k++)
+		nr += k != MMT_KEY_order && (kinds & (1 << mmt_abi_rule_keys[k].kind));
+	if (len)
+		buf[0] = '\0';
+	for (k = 0; k < MMT_KEY_NR; k++) {
+		if (k == MMT_KEY_order || !(kinds & (1 << mmt_abi_rule_keys[k].kind)))
+			continue;
+		off += (size_t)snprintf(buf + (off < len ? off : len), off < len ? len - off : 0,
+					"%s%s=%s", !n ? "" : n + 1 == nr ? last : ", ",
+					mmt_abi_rule_keys[k].name, values ? mmt_abi_rule_keys[k].value : "");
+		n++;
+	}
+	return off;
 }
 
 int mmt_prule_order(const struct mmt_prule *r)
