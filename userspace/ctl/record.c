@@ -515,8 +515,14 @@ static void rec_header(struct rec *r, char **cmd, int korder)
 	fprintf(r->out, "%s\nrelease %s\nmachine %s\npage_size %ld\nptes %ld\nkernel_order %d\n"
 		"whole_folio %d\ncommand", RECORD_MAGIC, u.release, u.machine, r->psz,
 		ptes_per_table(r->psz), korder, whole_folio_kernel(u.release));
-	for (i = 0; cmd[i]; i++)
-		fprintf(r->out, " %s", cmd[i]);
+	/* one line: an argument's line breaks (sh -c's scripts) as spaces */
+	for (i = 0; cmd[i]; i++) {
+		const char *c;
+
+		fputc(' ', r->out);
+		for (c = cmd[i]; *c; c++)
+			fputc(*c == '\n' || *c == '\r' ? ' ' : *c, r->out);
+	}
 	fputc('\n', r->out);
 }
 
