@@ -191,6 +191,14 @@ struct tune_ctx {
 	int verbose;
 	struct mmt_cg cg;	/* the command and all it starts run in it */
 	char dropped[1024];	/* users' rules the module would not take back */
+	/*
+	 * record's: run_ruled calls @started, if set, once COMMAND is forked
+	 * and before it runs (0 or an exit code; *traced: COMMAND is), and a
+	 * traced COMMAND calls @child_setup just before its exec
+	 */
+	int (*started)(pid_t pid, void *arg, bool *traced);
+	void *started_arg;
+	void (*child_setup)(void);
 };
 
 extern volatile sig_atomic_t tune_sig;

@@ -32,6 +32,7 @@
 
 #include "ctl.h"
 #include "record.h"
+#include "recnames.h"
 
 static const char record_optstring[] = "+:o:b:h";
 static const struct option record_opts[] = {
@@ -79,6 +80,7 @@ struct rec {
 	struct rec_vma *v;
 	int nv, vcap, last;
 	int vhash[1 << VHASH_BITS];	/* vid + 1, 0: empty; linear probing */
+	int att[2], ack[2];		/* the command's pid to the reader, its answer */
 };
 
 /* tracefs, mounted by us where nobody did: its root into @out, or -1. */
@@ -177,15 +179,18 @@ static int open_file(const struct rec_file *f, unsigned long *size, long psz)
 	struct stat st;
 	int fd;
 
-	if (!f->path)
-		return -1;
-	fd = open(f->path, O_RDONLY | O_CLOEXEC);
+	fd = f->path ? open(f->path, O_RDONLY | O_CLOEXEC) : -1;
+	if (fd >= 0 && (fstat(fd, &st) || st.st_ino != f->ino)) {
+		close(fd);
+		fd = -1;
+	}
+	/* gone from its path: as the traced command mapped it (recnames.c) */
+	if (fd < 0 && (fd = names_open(f->maj, f->min, f->ino)) >= 0 && fstat(fd, &st)) {
+		close(fd);
+		fd = -1;
+	}
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) || st.st_ino != f->ino) {
-		close(fd);
-		return -1;
-	}
 	*size = (st.st_size + psz - 1) / psz;
 	return fd;
 }
@@ -239,7 +244,10 @@ static int file_of(struct rec *r, int tgid, unsigned int maj, unsigned int min, 
 	f->min = min;
 	f->ino = ino;
 	f->path = maps_path(tgid, maj, min, ino);
-	if (!f->path)	/* the process ended before we looked */
+	/* the process ended before we looked: its maps at its exit */
+	if (!f->path && names_find(maj, min, ino))
+		f->path = strdup(names_find(maj, min, ino));
+	if (!f->path)	/* untraced, or unmapped before the exit */
 		f->path = maps_path(0, maj, min, ino);
 	fd = open_file(f, &f->size, r->psz);
 	if (fd >= 0)
@@ -338,10 +346,34 @@ static int rec_stopped(int stop)
 	return poll(&p, 1, 0) > 0;
 }
 
+/* The reader: the command's pid, if it came, traced (recnames.c); the answer back. */
+static void rec_attach(struct rec *r)
+{
+	pid_t pid;
+	int e = 0;
+
+	if (read(r->att[0], &pid, sizeof(pid)) != (ssize_t)sizeof(pid))
+		return;
+	if (names_attach(pid))
+		e = errno;
+	if (write(r->ack[1], &e, sizeof(e)) < 0)
+		return;	/* the parent is gone: it will not wait */
+}
+
+/* The reader's pause: 5 ms, or until a tracee stops or the pid comes. */
+static void rec_pause(struct rec *r)
+{
+	struct pollfd p[2] = { { .fd = names_fd(), .events = POLLIN },
+			       { .fd = r->att[0], .events = POLLIN } };
+
+	poll(p, 2, 5);
+}
+
 /*
  * The reader, a process of its own (so that the command is forked from
  * a process as small as run's, whose faults before exec are the same):
- * trace_pipe's lines until @stop closes and nothing is left.
+ * trace_pipe's lines until @stop closes and nothing is left.  It also
+ * traces the command, to name the files of processes that end early.
  */
 static void rec_reader(struct rec *r, int stop)
 {
@@ -353,10 +385,13 @@ static void rec_reader(struct rec *r, int stop)
 	fd = open(p, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return;
+	names_init();
 	for (;;) {
 		ssize_t n = read(fd, buf + have, sizeof(buf) - 1 - have);
 		char *s, *nl;
 
+		rec_attach(r);	/* two syscalls a read: no stop waits on the data */
+		names_poll();
 		if (n <= 0) {
 			if (n < 0 && errno == EINTR)
 				continue;
@@ -364,7 +399,7 @@ static void rec_reader(struct rec *r, int stop)
 				break;
 			if (ending || rec_stopped(stop))
 				ending++;	/* one more empty read after the end */
-			usleep(5000);
+			rec_pause(r);
 			continue;
 		}
 		ending = !!ending;
@@ -480,8 +515,14 @@ static void rec_header(struct rec *r, char **cmd, int korder)
 	fprintf(r->out, "%s\nrelease %s\nmachine %s\npage_size %ld\nptes %ld\nkernel_order %d\n"
 		"whole_folio %d\ncommand", RECORD_MAGIC, u.release, u.machine, r->psz,
 		ptes_per_table(r->psz), korder, whole_folio_kernel(u.release));
-	for (i = 0; cmd[i]; i++)
-		fprintf(r->out, " %s", cmd[i]);
+	/* one line: an argument's line breaks (sh -c's scripts) as spaces */
+	for (i = 0; cmd[i]; i++) {
+		const char *c;
+
+		fputc(' ', r->out);
+		for (c = cmd[i]; *c; c++)
+			fputc(*c == '\n' || *c == '\r' ? ' ' : *c, r->out);
+	}
 	fputc('\n', r->out);
 }
 
@@ -509,6 +550,11 @@ static pid_t rec_reader_start(struct rec *r, int *stop)
 
 	if (pipe2(fds, O_CLOEXEC))
 		return -1;
+	if (pipe2(r->att, O_CLOEXEC) || pipe2(r->ack, O_CLOEXEC)) {
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
 	fflush(NULL);
 	pid = fork();
 	if (pid == 0) {
@@ -516,15 +562,54 @@ static pid_t rec_reader_start(struct rec *r, int *stop)
 		signal(SIGTERM, SIG_IGN);
 		signal(SIGHUP, SIG_IGN);
 		close(fds[1]);
+		close(r->att[1]);
+		close(r->ack[0]);
+		fcntl(r->att[0], F_SETFL, O_NONBLOCK);
 		rec_reader(r, fds[0]);
 		rec_reader_end(r);
 		_exit(fflush(r->out) ? 1 : 0);
 	}
 	close(fds[0]);
+	close(r->att[0]);
+	close(r->ack[1]);
 	if (pid < 0)
 		close(fds[1]);
 	*stop = fds[1];
 	return pid;
+}
+
+/*
+ * run_ruled's, once the command is forked and before it runs: the
+ * reader traces it.  Not fatal: untraced, the files of processes that
+ * end before the reader looks are named from our own maps, or not.
+ */
+static int rec_started(pid_t pid, void *arg, bool *traced)
+{
+	struct rec *r = arg;
+	ssize_t n = 0;
+	int e = 0;
+
+	if (write(r->att[1], &pid, sizeof(pid)) != (ssize_t)sizeof(pid))
+		e = errno;
+	else
+		do
+			n = read(r->ack[0], &e, sizeof(e));
+		while (n < 0 && errno == EINTR);
+	if (!e && n != (ssize_t)sizeof(e))
+		e = EPIPE;
+	if (e)
+		fprintf(stderr, PROG ": record: cannot trace the command (%s): the files of processes "
+			"that end before they are read may be left unnamed\n", strerror(e));
+	*traced = !e;
+	return 0;
+}
+
+/* The traced command, just before its exec: munmap() and exec stop too. */
+static void rec_child_setup(void)
+{
+	if (names_filter())
+		fprintf(stderr, PROG ": record: no seccomp filter (%s): the files a process unmaps "
+			"before they are read may be left unnamed\n", strerror(errno));
 }
 
 /* The command ended: let the reader drain, wait for it; 0 if it wrote all. */
@@ -614,10 +699,15 @@ static int do_record(int argc, char **argv)
 	if (rc)
 		goto out;
 	tune_signals(old);
+	t.started = rec_started;
+	t.started_arg = r;
+	t.child_setup = rec_child_setup;
 	rc = mmt_cg_create(&t.cg, "record");
 	rc = rc ? lib_fail(rc) : run_ruled(&t, 0, &status, &ru, &wall);
 	crc = tune_cleanup(&t);
 	tune_signals_restore(old);
+	close(r->att[1]);
+	close(r->ack[0]);
 	if (rec_reader_stop(rd, stop) && !rc)
 		rc = (fprintf(stderr, PROG ": record: the reader failed: %s is incomplete\n", outp),
 		      MMT_EXIT_FAIL);

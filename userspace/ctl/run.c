@@ -222,6 +222,8 @@ void cmd_child(struct tune_ctx *t, const int *go, const int *ex, bool quiet)
 	close(ex[0]);
 	if (read(go[0], &c, 1) != 1)
 		_exit(127);
+	if (c == 't' && t->child_setup)
+		t->child_setup();
 	if (quiet) {
 		dup2(t->devnull, STDOUT_FILENO);
 		dup2(t->errfd, STDERR_FILENO);
@@ -240,6 +242,8 @@ void cmd_child(struct tune_ctx *t, const int *go, const int *ex, bool quiet)
 int run_ruled(struct tune_ctx *t, int order, int *status, struct rusage *ru, double *wall)
 {
 	int go[2], ex[2], e = 0, rc;
+	bool traced = false;
+	char go_c = 'g';
 	double t0;
 	ssize_t n;
 	pid_t pid;
@@ -265,9 +269,13 @@ int run_ruled(struct tune_ctx *t, int order, int *status, struct rusage *ru, dou
 	}
 	rc = mmt_cg_enter(&t->cg, pid);
 	rc = rc ? lib_fail(rc) : tune_rule(t, order);
+	if (!rc && t->started)
+		rc = t->started(pid, t->started_arg, &traced);
+	if (traced)
+		go_c = 't';	/* cmd_child calls child_setup */
 	if (!rc && tune_sig)
 		rc = 128 + tune_sig;	/* interrupted before it started, as a shell says */
-	else if (!rc && write(go[1], "g", 1) != 1)
+	else if (!rc && write(go[1], &go_c, 1) != 1)
 		rc = (fprintf(stderr, PROG ": cannot start the command: %s\n", strerror(errno)), MMT_EXIT_FAIL);
 	close(go[1]);
 	t0 = mono_now();
