@@ -25,7 +25,7 @@
 #include <linux/utsname.h>
 
 #include "mmtune.h"
-#include "compat.h"
+#include "compat/pte.h"
 
 struct mmtune_arch {
 	const char *name;

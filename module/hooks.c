@@ -25,7 +25,8 @@
 #include <linux/string.h>
 
 #include "mmtune.h"
-#include "compat.h"
+#include "compat/ftrace_direct.h"
+#include "compat/kretprobe.h"
 #include "hooks.h"
 #include "hooks_table.h"
 #include "selftest.h"

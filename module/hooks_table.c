@@ -82,7 +82,11 @@
 #include <linux/string.h>
 
 #include "mmtune.h"
-#include "compat.h"
+#include "compat/attributes.h"
+#include "compat/ftrace_direct.h"
+#include "compat/ftrace_regs.h"
+#include "compat/pte.h"
+#include "compat/symbols.h"
 #include "hooks.h"
 #include "hooks_table.h"
 #include "selftest.h"

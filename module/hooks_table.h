@@ -11,7 +11,7 @@
 #include <linux/kprobes.h>
 #include <linux/mutex.h>
 
-#include "compat.h"
+#include "compat/ftrace_direct.h"
 #include "hooks.h"
 
 enum mmtune_hook_mech {

@@ -55,7 +55,7 @@
 #include <linux/sched/task.h>
 
 #include "mmtune.h"
-#include "compat.h"
+#include "pgwalk.h"
 #include "auto.h"
 #include "live.h"
 

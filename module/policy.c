@@ -72,7 +72,7 @@
 
 #include "mmtune.h"
 #include "mmtune_abi.h"
-#include "compat.h"
+#include "compat/attributes.h"
 #include "hooks.h"
 #include "auto.h"
 #include "live.h"

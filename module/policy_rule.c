@@ -26,7 +26,6 @@
 #include <linux/uidgid.h>
 
 #include "mmtune.h"
-#include "compat.h"
 #include "policy.h"
 #include "policy_grammar.h"
 

@@ -16,8 +16,8 @@
  *    bits too: a touched page they aged reads as untouched.
  *  - arm64's contiguous blocks (16 PTEs of one folio, one access flag)
  *    read as one: every page touched if one was, unless the usefulness
- *    measurement split the block when it made its pages old (compat.h's
- *    mmtune_unfold()).
+ *    measurement split the block when it made its pages old
+ *    (compat/pte.h's mmtune_unfold()).
  * Pages a huge pmd maps are not counted (there are no PTEs).
  *
  * Which processes: every one (the default), or what one write before the
@@ -36,6 +36,7 @@
 #include <linux/cgroup.h>
 #include <linux/debugfs.h>
 #include <linux/err.h>
+#include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/kstrtox.h>
 #include <linux/mm.h>
@@ -51,7 +52,8 @@
 #include <linux/string.h>
 
 #include "mmtune.h"
-#include "compat.h"
+#include "compat/pte.h"
+#include "pgwalk.h"
 
 #define RSS_CHUNK	64	/* page tables under one rcu_read_lock() */
 #define RSS_HOLD	128	/* steps under one hold of the mmap lock */
@@ -235,7 +237,7 @@ static int rss_show(struct seq_file *m, void *v)
 	struct pid *pid;
 	pid_t nr = 1;
 
-	/* no page table walk without MMTUNE_HAVE_PTE_MKOLD: see compat.h */
+	/* no page table walk without MMTUNE_HAVE_PTE_MKOLD: see compat/pte.h */
 	seq_printf(m, "# available %d usefulness_enable %d page_size %lu\n",
 		   MMTUNE_HAVE_PTE_MKOLD, mmtune_useful_enabled(), PAGE_SIZE);
 	if (!MMTUNE_HAVE_PTE_MKOLD)

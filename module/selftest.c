@@ -5,8 +5,8 @@
  * The mechanism's own check: a function of ours, hooked like the others,
  * called with known arguments.  Its callback checks that it reads them
  * right and changes the third one; the caller checks the change arrived.
- * This proves the ftrace path and the ftrace_regs accessors of compat.h
- * on the running kernel and architecture.
+ * This proves the ftrace path and the ftrace_regs accessors of
+ * compat/ftrace_regs.h on the running kernel and architecture.
  *
  * And each hook's check: read faults on a cached shmem file mapped into
  * the caller's address space (the process that turned the hooks on):
@@ -29,7 +29,7 @@
 #include <linux/uaccess.h>
 
 #include "mmtune.h"
-#include "compat.h"
+#include "compat/shmem.h"
 #include "selftest.h"
 
 #define ST_A	0x6d6d74756e650001UL

@@ -59,7 +59,7 @@
 
 #include "mmtune.h"
 #include "mmtune_abi.h"
-#include "compat.h"
+#include "compat/vmstat.h"
 #include "hooks.h"
 #include "stats.h"
 

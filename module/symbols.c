@@ -40,7 +40,7 @@
 #include <linux/uaccess.h>
 
 #include "mmtune.h"
-#include "compat.h"
+#include "compat/symbols.h"
 
 /* The core kernel's text and data, from kallsyms (not exported either). */
 static unsigned long stext, etext, sdata, edata_end;

@@ -18,7 +18,6 @@
 
 #define CREATE_TRACE_POINTS
 #include "mmtune_trace.h"
-#include "compat.h"
 #include "hooks.h"
 
 /*

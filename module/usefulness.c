@@ -80,7 +80,8 @@
 
 #include "mmtune.h"
 #include "mmtune_abi.h"
-#include "compat.h"
+#include "compat/pte.h"
+#include "compat/vmstat.h"
 #include "hooks.h"
 #include "auto.h"
 #include "usefulness.h"

@@ -25,7 +25,10 @@
 
 #include "mmtune.h"
 #include "mmtune_abi.h"
-#include "compat.h"
+#include "compat/filemap.h"
+#include "compat/kretprobe.h"
+#include "compat/pte.h"
+#include "pgwalk.h"
 #include "hooks.h"
 #include "auto.h"
 #include "usefulness.h"

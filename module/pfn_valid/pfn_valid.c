@@ -41,7 +41,8 @@
 #include <linux/memblock.h>
 #endif
 
-#include "../compat.h"
+#include "../compat/dev_pagemap.h"
+#include "../compat/ftrace_redirect.h"
 #include "../mmtune.h"
 #include "pfn_valid.h"
 
