@@ -112,8 +112,8 @@ struct mmtune_hook_user {
 };
 
 /*
- * hooks.c's direct calls (compat.h): the trampolines, and the functions
- * they call with the arguments they saved.
+ * hooks.c's direct calls (compat/ftrace_direct.h): the trampolines, and
+ * the functions they call with the arguments they saved.
  */
 void mmtune_direct_fa_tramp(void);
 void mmtune_direct_st_tramp(void);

@@ -23,7 +23,8 @@
  *    mmtune_fregs_set_arg(), proved by the self-test).  The function
  *    keeps preemption off around the callbacks itself; it needs no
  *    recursion guard, since no callback calls anything traceable (so
- *    ftrace's own, FTRACE_OPS_FL_RECURSION, is not asked for: compat.h).
+ *    ftrace's own, FTRACE_OPS_FL_RECURSION, is not asked for:
+ *    compat/ftrace_regs.h).
  *    The price of an ops per hook:
  *    removing a dynamic ops waits for RCU-tasks grace periods, once per
  *    ops, so turning the counters off waits for each of their hooks (and
@@ -37,10 +38,11 @@
  *    beside ours, before or after, and ours go on working.
  *
  *  - ftrace direct call (entry only), for filemap_map_pages with
- *    hook_direct=1 where the kernel has them (compat.h): the site calls
- *    a trampoline of ours, whose function calls the same callbacks with
- *    the arguments the trampoline saved (the "Direct calls" block
- *    below); ftrace's own trampoline and the ops function are left out.
+ *    hook_direct=1 where the kernel has them (compat/ftrace_direct.h):
+ *    the site calls a trampoline of ours, whose function calls the same
+ *    callbacks with the arguments the trampoline saved (the "Direct
+ *    calls" block below); ftrace's own trampoline and the ops function
+ *    are left out.
  *    It locks BPF fentry/fexit and livepatch out of the function.  When
  *    another direct caller holds the function, the ftrace ops above.
  *
@@ -54,7 +56,7 @@
  *
  * The PTE setter's hook counts only fault-around's calls: filemap_map_pages
  * sets each PTE with do_set_pte (6.1; set_pte_range for a run of pages
- * from 6.5 on, see compat.h) after checking the PTE is empty, so every
+ * from 6.5 on: compat/symbols.h) after checking the PTE is empty, so every
  * call is one page (nr pages) mapped.  The same setter is also called by
  * finish_fault for faults that fault-around did not resolve; those calls
  * are told apart by their return address (the ftrace callback's
@@ -212,15 +214,16 @@ hook_fa_func(unsigned long ip, unsigned long pip, struct ftrace_ops *op,
 }
 
 /*
- * Direct calls (compat.h), only with hook_direct=1: the trampoline of
- * filemap_map_pages' hook calls the hook's callbacks with the arguments
- * it saved, no ftrace code in between; the self-test's proves the
- * trampoline on a function of ours.  Only hooks that are not told apart
- * by their caller can be direct (a trampoline has no parent_ip to give).
+ * Direct calls (compat/ftrace_direct.h), only with hook_direct=1: the
+ * trampoline of filemap_map_pages' hook calls the hook's callbacks with
+ * the arguments it saved, no ftrace code in between; the self-test's
+ * proves the trampoline on a function of ours.  Only hooks that are not
+ * told apart by their caller can be direct (a trampoline has no
+ * parent_ip to give).
  * Why they are off by default: hook_direct, hooks.c.
  */
 #if MMTUNE_HAVE_DIRECT
-/* What the trampoline's frame holds from @arg up (compat.h). */
+/* What the trampoline's frame holds from @arg up (compat/ftrace_direct.h). */
 struct direct_frame {
 	unsigned long arg[MMTUNE_DIRECT_NR_ARGS];
 	struct mmtune_hook_call c;

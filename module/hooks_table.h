@@ -85,7 +85,10 @@ unsigned int hooks_nr_fa_callers(void);
 int hook_krp_entry(struct kretprobe_instance *ri, struct pt_regs *regs);
 int hook_krp_return(struct kretprobe_instance *ri, struct pt_regs *regs);
 
-/* The direct calls' trampolines (compat.h), 0 where the kernel has none. */
+/*
+ * The direct calls' trampolines (compat/ftrace_direct.h), 0 where the
+ * kernel has none.
+ */
 #if MMTUNE_HAVE_DIRECT
 #define DIRECT_FA_TRAMP	((unsigned long)mmtune_direct_fa_tramp)
 #define DIRECT_ST_TRAMP	((unsigned long)mmtune_direct_st_tramp)

@@ -386,7 +386,7 @@ static void useful_info(struct seq_file *m)
 		   (READ_ONCE(useful_on) ? READ_ONCE(tp_on) : useful_tp_ready()) ?
 		   "tracepoint mm_filemap_map_pages" :
 		   "kretprobe filemap_map_pages");
-	/* arm64's contiguous blocks: split to be judged (compat.h) */
+	/* arm64's contiguous blocks: split to be judged (compat/pte.h) */
 	seq_printf(m, "usefulness_contpte: %s\n",
 		   IS_ENABLED(CONFIG_ARM64_CONTPTE) ? "unfold" : "none");
 }

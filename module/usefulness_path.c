@@ -40,7 +40,7 @@ static u64 walk_max_ns;
 
 /* ---- the fault path ---- */
 
-/* The most pages of one call (compat.h): every order a rule can have */
+/* The most pages of one call (compat/pte.h): every order a rule can have */
 #define MARK_MAX	MMTUNE_MARK_MAX
 
 struct mark_data {

@@ -6,7 +6,8 @@
  * parameter the cross-check gates).  Those use these; pfn_valid.c knows
  * nothing of them.  Outside this folder the three use only the module's
  * general parts (mmtune.h: symbols.c's lookups, write.c's gate and
- * write helpers, the feature) and compat.h.
+ * write helpers, the feature) and compat/ (pfn_valid.c's redirection and
+ * get_dev_pagemap()).
  */
 #ifndef MMTUNE_PFN_VALID_H
 #define MMTUNE_PFN_VALID_H
