@@ -26,7 +26,7 @@
  * auto rules (a comm= rule's, a file= rule's) teaches each its own pages.
  * A process that takes over a slot still in use by a live process drops
  * that process's counts (counted: mmtune_auto_lost()).  Only the
- * processes a rule learns from take slots (policy.c's auto_vouched()):
+ * processes a rule learns from take slots (rules.c's auto_vouched()):
  * another user's processes, however many, evict none.
  *
  * The judgement, at policy.c's poll (every second), once the rule's ended
@@ -50,7 +50,6 @@
 #include <linux/cache.h>
 #include <linux/hash.h>
 #include <linux/jiffies.h>
-#include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
@@ -58,72 +57,15 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
+#include <linux/uidgid.h>
 
+#include "mmtune.h"
 #include "auto.h"
+#include "policy.h"
+#include "rules.h"
+#include "mmtune_trace_order.h"
 
-#define AUTO_MIN_PAGES	256	/* pre-mapped pages a judgement needs */
-#define AUTO_RAISE	750	/* per mille useful: raise at or above */
-/*
- * Lower below a third: fault-around at 30 % useful still lost to order 0
- * (make bench-real, 2026-12-03: sqlite3 reading random rows, order 2,
- * 30.4 % useful, 1.02 times order 0's instructions), and a reader of
- * every other page (43-50 % at every order) stays inside the band.
- */
-#define AUTO_LOWER	333
-#define AUTO_PROBE	10	/* processes ended at order 0, then order 1 */
 #define AUTO_LIVE_RUN	10	/* a live process's passes that count as a run */
-
-/* ---- the judgement (policy_lock) ---- */
-
-void mmtune_auto_start(struct mmtune_auto *a, unsigned int order)
-{
-	memset(a, 0, sizeof(*a));
-	a->order = order;
-	a->useful = -1;
-}
-
-/*
- * @p and @u: the rule's pre-mapped and untouched pages of its ended
- * processes since the rule was written, @runs those processes.  True if
- * the order changed.
- */
-bool mmtune_auto_judge(struct mmtune_auto *a, u64 p, u64 u, u64 runs,
-		       unsigned int max_order)
-{
-	u64 dp = p - a->seen_p, du = u - a->seen_u;
-	unsigned int order = a->order;
-
-	/* live passes take back what they counted untouched: below 0 is 0 */
-	if ((s64)du < 0)
-		du = 0;
-
-	if (dp < AUTO_MIN_PAGES) {
-		if (order || max_order < 1 || runs - a->seen_runs < AUTO_PROBE)
-			return false;
-		a->seen_runs = runs;
-		a->useful = -1;
-		a->judged = 0;
-		order = 1;	/* a probe */
-	} else {
-		a->seen_runs = runs;
-		a->seen_p = p;
-		a->seen_u = u;
-		a->judged = dp;
-		a->useful = div64_u64((dp - min(du, dp)) * 1000, dp);
-		if (a->useful >= AUTO_RAISE && order < max_order)
-			order++;
-		else if (a->useful < AUTO_LOWER && order > 0)
-			order--;
-	}
-	if (order == a->order)
-		return false;
-	if (order > a->order)
-		a->raised++;
-	else
-		a->lowered++;
-	WRITE_ONCE(a->order, order);
-	return true;
-}
 
 /* ---- per process (preemption off: the hooks' callbacks) ---- */
 
@@ -169,7 +111,7 @@ struct auto_slot {
 } ____cacheline_aligned_in_smp;
 
 static struct auto_slot slots[1 << AUTO_SLOT_BITS];
-/* pages pre-mapped per CPU and slot, not folded yet (alloc_percpu: see policy.c's cache) */
+/* pages pre-mapped per CPU and slot, not folded yet (alloc_percpu: see rules_pure.h's cache) */
 static atomic64_t __percpu *pending;
 /* per slot, BITS_TO_LONGS(nr_cpu_ids) words: the CPUs it has pending on */
 static unsigned long *pending_cpus;
@@ -272,7 +214,7 @@ void notrace mmtune_auto_mapped(const struct mm_struct *mm, unsigned long id,
 }
 
 /*
- * @mm, a process the auto rule @id no longer learns from (policy.c's
+ * @mm, a process the auto rule @id no longer learns from (rules.c's
  * auto_vouched(): it changed its uids since it took its slot), lets its
  * slot for @id go, if it has one: what it counted is dropped, so none of
  * it is handed over and the live walk passes it by.  The pages it had
@@ -494,4 +436,130 @@ void mmtune_auto_forget(void)
 u64 mmtune_auto_lost(void)
 {
 	return atomic64_read(&lost);
+}
+
+/* ---- a rule set's auto rules (policy_lock) ---- */
+
+static unsigned long auto_gen;		/* the last auto rule id */
+static u64 auto_changes;		/* every auto rule's, since load */
+
+/* The auto rule of @cur with @r's match, or NULL. */
+static const struct policy_rule *auto_before(const struct policy_set *cur,
+					     const struct policy_rule *r)
+{
+	const struct policy_rule *c;
+	unsigned int i;
+
+	for (i = 0; cur && i < cur->nr; i++) {
+		c = &cur->rule[i];
+		if (!c->is_auto || c->kind != r->kind || c->inode != r->inode ||
+		    c->vma != r->vma || c->madv_random != r->madv_random ||
+		    c->learn_any != r->learn_any ||
+		    !uid_eq(c->learn_uid, r->learn_uid))
+			continue;
+		if ((r->kind == RULE_COMM && !memcmp(c->comm, r->comm, sizeof(r->comm))) ||
+		    (r->kind == RULE_PID && c->pid == r->pid) ||
+		    (r->kind == RULE_CGROUP && !strcmp(c->abs, r->abs)) ||
+		    r->kind == RULE_ANY)
+			return c;
+	}
+	return NULL;
+}
+
+/*
+ * A new set's auto rules: one that the current set @cur has too (the
+ * same match, also order=auto) keeps its order and its counts of changes
+ * (a write that adds or drops another rule forgets nothing); the others
+ * start at the default order (what the task had without a rule), or at
+ * N for order=auto:N (an order learned before a reboot, `save`'s).  A
+ * kept rule keeps its id too: auto.c's counts of its processes still
+ * running go on counting for it (a new rule gets a new id, so nothing
+ * of another rule's ever counts for it).
+ */
+int mmtune_auto_start_rules(struct policy_set *set, const struct policy_set *cur)
+{
+	const struct policy_rule *prev;
+	struct policy_rule *r;
+	unsigned int i, base;
+	int ret;
+
+	ret = mmtune_fa_get_order(&base);
+	if (ret)
+		return ret;
+	for (i = 0; i < set->nr; i++) {
+		r = &set->rule[i];
+		if (!r->is_auto)
+			continue;
+		prev = auto_before(cur, r);
+		if (prev) {
+			/*
+			 * all of it, the id too: its live processes' counts
+			 * go on counting for it, and what it learned is
+			 * carried over at the install (mmtune_auto_carry)
+			 */
+			r->au = prev->au;
+			continue;
+		}
+		mmtune_auto_start(&r->au, r->auto_from ? r->order :
+				  min(base, mmtune_max_order()));
+		r->au.id = ++auto_gen;
+	}
+	return 0;
+}
+
+/*
+ * What the kept auto rules of @set learned in @old (the pages their
+ * processes handed over, counted in @old's per-CPU counters), once no
+ * fault counts in @old any more: added to @set's, so `learned` and the
+ * judgement (whose seen_* mmtune_auto_start_rules carried) go on from there.
+ */
+void mmtune_auto_carry(struct policy_set *set, const struct policy_set *old)
+{
+	struct policy_ctr c, *to;
+	unsigned int i, j;
+
+	for (i = 0; set->nr_auto && i < set->nr; i++) {
+		if (!set->rule[i].is_auto)
+			continue;
+		for (j = 0; j < old->nr; j++) {
+			if (!old->rule[j].is_auto ||
+			    old->rule[j].au.id != set->rule[i].au.id)
+				continue;
+			ctr_sum(old, j, &c);
+			to = per_cpu_ptr(set->ctr, get_cpu());
+			to[i].auto_p += c.auto_p;
+			to[i].auto_u += c.auto_u;
+			to[i].auto_runs += c.auto_runs;
+			put_cpu();
+			break;
+		}
+	}
+}
+
+/* Each auto rule's judgement (auto_judge.c), at every poll. */
+void mmtune_auto_judge_rules(struct policy_set *set)
+{
+	struct policy_rule *r;
+	struct policy_ctr c;
+	unsigned int i, old;
+
+	for (i = 0; set->nr_auto && i < set->nr; i++) {
+		r = &set->rule[i];
+		if (!r->is_auto)
+			continue;
+		ctr_sum(set, i, &c);
+		old = r->au.order;
+		/* never above an order whose windows go unmeasured */
+		if (!mmtune_auto_judge(&r->au, c.auto_p, c.auto_u, c.auto_runs,
+				       mmtune_useful_max_order()))
+			continue;
+		auto_changes++;
+		trace_auto_order(i + 1, old, r->au.order, r->au.useful,
+				 r->au.judged);
+	}
+}
+
+u64 mmtune_auto_changes(void)
+{
+	return auto_changes;
 }

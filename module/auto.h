@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * mmtune: the adaptive fault-around order of a policy rule with
- * order=auto (auto.c).  policy.c owns the rules and calls in here; this
- * file knows nothing of them but an auto rule's id (never reused, unlike
+ * order=auto (auto.c, its judgement auto_judge.c).  policy.c owns the
+ * rules and calls in here at an install and a poll (mmtune_auto_*_rules);
+ * the per-process counts, which the rules core (rules.c) and live.c call,
+ * know nothing of the rules but an auto rule's id (never reused, unlike
  * its address or index, and kept by a write that keeps the rule, so a
  * live process's counts survive a write that adds or drops another rule).
  */
@@ -12,20 +14,15 @@
 #include <linux/mm_types.h>
 #include <linux/types.h>
 
-/* One auto rule's state, written under policy_lock. */
-struct mmtune_auto {
-	unsigned long id;	/* never reused; kept by a write that keeps the rule */
-	unsigned int order;	/* in force: READ_ONCE() on the fault path */
-	u64 seen_p, seen_u;	/* the rule's learned counts already judged */
-	u64 seen_runs;		/* its ended processes at the last change */
-	u64 raised, lowered;	/* changes of order */
-	int useful;		/* per mille at the last judgement, -1 none */
-	u64 judged;		/* pre-mapped pages that judgement saw */
-};
+#include "auto_judge.h"
 
-void mmtune_auto_start(struct mmtune_auto *a, unsigned int order);
-bool mmtune_auto_judge(struct mmtune_auto *a, u64 p, u64 u, u64 runs,
-		       unsigned int max_order);
+/* A rule set's auto rules, under policy_lock: policy.c's install and poll */
+struct policy_set;
+int mmtune_auto_start_rules(struct policy_set *set,
+			    const struct policy_set *cur);
+void mmtune_auto_carry(struct policy_set *set, const struct policy_set *old);
+void mmtune_auto_judge_rules(struct policy_set *set);
+u64 mmtune_auto_changes(void);
 
 /* Per process: what a process of an auto rule pre-mapped and left. */
 void mmtune_auto_mapped(const struct mm_struct *mm, unsigned long id,

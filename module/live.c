@@ -10,7 +10,7 @@
  * are still old: pre-mapped pages not touched so far (usefulness.c marks
  * them old; everything else the kernel maps is young).  A pass is of one
  * process and one auto rule: it counts the mappings whose pages are that
- * rule's (policy.c says which), and auto.c turns it, once finished, into
+ * rule's (rules.c says which), and auto.c turns it, once finished, into
  * counts for the rule (mmtune_auto_live_pass()).
  *
  * What it costs, and its bounds:
@@ -58,6 +58,7 @@
 #include "pgwalk.h"
 #include "auto.h"
 #include "live.h"
+#include "rules.h"
 
 #ifndef MMT_LIVE_SLOTS		/* KCFLAGS=-DMMT_LIVE_SLOTS=... to measure */
 #define LIVE_SLOTS	(1024UL * 1024)
@@ -185,9 +186,9 @@ static unsigned int live_pick(struct live_pick *pk, const unsigned long *ids,
  * tries it again, going on from the address it reached (find_vma()); a
  * lock taken by then ends the pass here for this poll (policy_live_busy).
  */
-static bool live_walk(struct mm_struct *mm, unsigned long id,
-		      unsigned long *next, u64 *old, unsigned long *budget,
-		      mmtune_live_rule_fn rule_of, void *arg)
+static bool live_walk(const struct policy_set *set, struct mm_struct *mm,
+		      unsigned long id, unsigned long *next, u64 *old,
+		      unsigned long *budget)
 {
 	unsigned long addr = *next, stop, end;
 	struct vm_area_struct *vma = NULL;
@@ -215,7 +216,7 @@ static bool live_walk(struct mm_struct *mm, unsigned long id,
 		}
 		/* whose mapping: a walk of the rules, paid as a slot */
 		(*budget)--;
-		if (rule_of(vma, arg) != id) {
+		if (mmtune_rules_auto_of(set, vma) != id) {
 			addr = vma->vm_end;
 			continue;
 		}
@@ -235,9 +236,8 @@ static bool live_walk(struct mm_struct *mm, unsigned long id,
 }
 
 /* The pass of @pk, or its part that @budget allows. */
-static void live_one(const struct live_pick *pk, unsigned long *budget,
-		     mmtune_live_credit_fn credit, mmtune_live_rule_fn rule_of,
-		     void *arg)
+static void live_one(struct policy_set *set, const struct live_pick *pk,
+		     unsigned long *budget)
 {
 	struct mm_struct *mm = get_task_mm(pk->task);
 	unsigned long next, age, id = pk->id, before = *budget;
@@ -251,13 +251,12 @@ static void live_one(const struct live_pick *pk, unsigned long *budget,
 			live_busy++;
 		} else {
 			/* unlocks */
-			done = live_walk(mm, id, &next, &old, budget, rule_of,
-					 arg);
+			done = live_walk(set, mm, id, &next, &old, budget);
 			live_slots += before - *budget;
 			if (mmtune_auto_live_pass(mm, id, next, old, done,
 						  &p, &u, &runs)) {
 				live_passes++;
-				credit(id, p, u, runs, arg);
+				mmtune_rules_credit(set, id, p, u, runs);
 			}
 		}
 	}
@@ -275,14 +274,13 @@ static void live_one(const struct live_pick *pk, unsigned long *budget,
 }
 
 /*
- * policy.c's poll, with the auto rules @ids (@nr of them) and the
- * usefulness measurement on: a walk at most every LIVE_PERIOD, each
- * finished pass's counts to @credit.  Serialised by the caller
- * (policy_lock).
+ * policy.c's poll, with the auto rules @ids (@nr of them) of the set in
+ * force @set and the usefulness measurement on: a walk at most every
+ * LIVE_PERIOD, each finished pass's counts to its rule of @set.
+ * Serialised by the caller (policy_lock): @set stays.
  */
-void mmtune_live_poll(const unsigned long *ids, unsigned int nr,
-		      mmtune_live_credit_fn credit, mmtune_live_rule_fn rule_of,
-		      void *arg)
+void mmtune_live_poll(struct policy_set *set, const unsigned long *ids,
+		      unsigned int nr)
 {
 	struct live_pick pk[LIVE_PICK];
 	unsigned long budget = LIVE_SLOTS;
@@ -296,7 +294,7 @@ void mmtune_live_poll(const unsigned long *ids, unsigned int nr,
 	n = live_pick(pk, ids, nr);
 	for (i = 0; i < n; i++) {
 		if (budget)
-			live_one(&pk[i], &budget, credit, rule_of, arg);
+			live_one(set, &pk[i], &budget);
 		put_task_struct(pk[i].task);
 	}
 	ns = local_clock() - t0;

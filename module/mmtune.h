@@ -123,18 +123,21 @@ extern const struct mmtune_feature mmtune_stats_feature;
 void mmtune_stats_snapshot(struct mmtune_pcpu_stats *s, unsigned long *missed);
 const char *mmtune_ctr_name(unsigned int i);
 
-/* policy.c (its rules: policy_rule.c): per-process fault-around orders, a user of hooks.h. */
+/*
+ * policy.c (its rules: policy_rule.c; on the fault path: rules.c; its
+ * files: policy_file.c): per-process fault-around orders, a user of hooks.h.
+ */
 extern const struct mmtune_feature mmtune_policy_feature;
-/* sysfs policy/: @what is one of MMT_ABI_POLICY's names */
+/* sysfs policy/ (policy_file.c): @what is one of MMT_ABI_POLICY's names */
 int mmtune_policy_sysfs(const char *what, char *buf);
-/* usefulness.c's window and per-rule counts; preemption off */
+/* rules.c: usefulness.c's window and per-rule counts; preemption off */
 void mmtune_policy_window(const struct vm_fault *vmf, unsigned long *start,
 			  unsigned long *end);
 void mmtune_policy_prefaulted(struct mm_struct *mm, unsigned int n);
 bool mmtune_policy_untouched(struct vm_area_struct *vma, unsigned long n);
-/* usefulness.c tells whether it measures: the live walk runs only then */
+/* policy.c: usefulness.c tells whether it measures: the live walk runs only then */
 void mmtune_policy_measured(bool on);
-/* rss.c's rule= selection */
+/* rules.c: rss.c's rule= selection */
 int mmtune_policy_vma_rule(struct task_struct *t,
 			   const struct vm_area_struct *vma);
 

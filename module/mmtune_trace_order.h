@@ -2,7 +2,7 @@
 /*
  * mmtune: the trace events of the fault-around order (docs/tracing.md),
  * instantiated by trace_order.c: the kernel's order
- * (fault_around.c) and an auto rule's (policy.c).  Apart from the fault
+ * (fault_around.c) and an auto rule's (auto.c).  Apart from the fault
  * path's events (mmtune_trace.h, trace.c), whose callbacks use
  * fault_around.c, which emits order_change: so neither file uses the
  * other.

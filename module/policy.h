@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * mmtune: the policy's rules and rule sets, shared by policy.c (the fault
- * path, installing, the files) and policy_rule.c (parsing, rendering,
- * copying).  Private to those two; the grammar's own words are
- * policy_grammar.h's.
+ * mmtune: the policy's rules and rule sets, shared by rules.c (the fault
+ * path: which rule, the window, the counters), policy.c (installing,
+ * polling), policy_file.c (the files), auto.c (auto rules across a set)
+ * and policy_rule.c (parsing, rendering, copying); the grammar's own
+ * words are policy_grammar.h's.
  */
 #ifndef MMTUNE_POLICY_H
 #define MMTUNE_POLICY_H
 
 #include <linux/compiler.h>
+#include <linux/mutex.h>
 #include <linux/path.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
@@ -19,6 +21,7 @@
 #include "auto.h"
 #include "mmtune_abi.h"
 #include "policy_grammar.h"
+#include "rules_pure.h"
 
 /* the limits the tools share (mmtune_abi.h) */
 #define POLICY_MAX_RULES	MMT_ABI_RULES_MAX
@@ -55,7 +58,7 @@ struct policy_rule {
 	bool removed;			/* cgroup: gone, none at its path yet */
 	u64 parent_id;			/* cgroup: its parent's id, once removed */
 	struct cgroup_root *croot;	/* cgroup: its hierarchy */
-	/* the mapping keys, which must match too (policy.c's map_match) */
+	/* the mapping keys, which must match too (rules.c's map_match) */
 	bool has_map;			/* any of them given */
 	struct inode *inode;		/* file=: a reference; NULL: none */
 	struct path fpath;		/* file=: held, pins the mount; or none */
@@ -83,28 +86,6 @@ struct policy_ctr {
 	u64 untrusted;		/* pre-mapped by processes it does not learn from */
 };
 
-/*
- * policy.c's match cache, per CPU and per set: the last answers, hashed
- * by thread group.  Dynamic per-CPU memory, as every per-CPU datum of the
- * module: a static one is reached PC-relative where the kernel does not
- * make modules' per-CPU variables weak (s390 from 7.x), and a module's
- * text is too far from the per-CPU area for that.
- */
-#define POLICY_MATCH_BITS	2	/* 4 entries a CPU */
-
-struct policy_match_ent {
-	u64 comm[COMM_WORDS];
-	const struct pid *tgid;
-	u64 cgid;
-	unsigned long gen;
-	u32 mask;			/* BIT(i): rule i's task key matches */
-	unsigned int idx;		/* the first of @mask, or the set's nr */
-};
-
-struct policy_match {
-	struct policy_match_ent ent[1 << POLICY_MATCH_BITS];
-};
-
 struct policy_slot;
 
 struct policy_set {
@@ -115,8 +96,8 @@ struct policy_set {
 	unsigned int nr_map;		/* rules with mapping keys */
 	unsigned long gen;		/* of its match cache; READ_ONCE() */
 	struct policy_ctr __percpu *ctr; /* [0, nr): rules, [nr]: no match */
-	struct policy_match __percpu *cache; /* policy.c's match cache */
-	struct policy_slot *slots;	/* policy.c's, per task hash */
+	struct policy_match __percpu *cache; /* rules.c's match cache */
+	struct policy_slot *slots;	/* rules.c's, per task hash */
 	struct policy_rule rule[];
 };
 
@@ -135,6 +116,15 @@ void policy_show_rule(struct seq_file *m, const struct policy_rule *r);
 int policy_rule_dup(struct policy_rule *dst, const struct policy_rule *src);
 void policy_rule_match(const struct policy_rule *r, char *buf, size_t len);
 bool policy_rule_is(const struct policy_rule *r, const char *match);
+
+/* policy.c: installing, and the life cycle that policy_file.c's feature runs */
+extern struct mutex policy_lock;
+extern bool policy_ready, policy_exiting;
+int policy_install_locked(struct policy_set *set,
+			  const struct policy_set *cur, bool clear);
+int policy_core_init(void);
+void policy_core_exit(void);
+void policy_core_info(struct seq_file *m);
 
 /* policy_cgroup.c: cgroup= rules following their path */
 bool policy_cgroup_follow(struct policy_set *set);

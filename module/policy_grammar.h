@@ -13,7 +13,7 @@
 
 #include "mmtune_abi.h"
 
-/* vma=: which mappings (policy.c's map_match) */
+/* vma=: which mappings (rules.c's map_match) */
 enum rule_vma {
 	VMA_ANY,
 	VMA_EXEC,		/* executable: program and library text */

@@ -18,7 +18,7 @@ struct useful_pcpu {
 	u64 missed;		/* ends seen without their entry's stash */
 	u64 beyond;		/* of prefaulted: whole folios past the window */
 	u64 unfolded;		/* arm64's contiguous blocks split to judge */
-	u64 unattributed;	/* of untouched: in no rule's (policy.c) */
+	u64 unattributed;	/* of untouched: in no rule's (rules.c) */
 };
 
 /*
