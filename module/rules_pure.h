@@ -3,7 +3,7 @@
  * mmtune: the rules core's pure arithmetic (rules.c): the window a rule's
  * order gives, and the match cache's entry, its key and its hash.  Only
  * <linux/types.h>-level headers, so that tests/host/module_unit.c builds
- * it on the host (tests/host/kshim/ stands for those headers there).
+ * it on the host (tests/host/shim/ stands for those headers there).
  */
 #ifndef MMTUNE_RULES_PURE_H
 #define MMTUNE_RULES_PURE_H

@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Host test suite of mmtunectl and libmmtune: no VM, no module.  A fake
-# debugfs tree (fixtures/tree, copied per check) stands for
-# /sys/kernel/debug through MMTUNE_DEBUGFS and MMTUNE_SYSFS_MODULE.
+# Host test suite of mmtunectl, libmmtune and the module's pure parts
+# (rule_unit.c, module_unit.c): no VM, no module.  A fake debugfs tree
+# (fixtures/tree, copied per check) stands for /sys/kernel/debug through
+# MMTUNE_DEBUGFS and MMTUNE_SYSFS_MODULE.
 #
 # Prints KTAP (tests/lib.sh): one "ok N NAME" or "not ok N NAME: why"
 # line per check, the plan and the totals last; exits 1 if any failed.  The suite runs twice: a plain build, then an ASan+UBSan
@@ -1064,14 +1065,29 @@ suite_perm() {
 VERSION=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$TOP/dkms.conf")
 VERSION=${VERSION:-0.0.0}
 
-# build_suite DIR [SAN]: libmmtune, mmtunectl and the unit driver
+# The module's pure arithmetic on the host: the window a rule's order
+# gives, the match cache's key, order=auto's judgement (module_unit.c)
+suite_module_unit() {
+	"$MUNIT" >"$W/munit.out" 2>"$W/err"
+	RC=$?
+	if grep -qE 'Sanitizer|runtime error:' "$W/err"; then
+		{ echo "== module_unit"; cat "$W/err"; } >>"$W/san-reports"
+	fi
+	ktap_relay <"$W/munit.out"
+	[ "$RC" = 0 ] || fail "module_unit: exit $RC: $(errline)"
+}
+
+# build_suite DIR [SAN]: libmmtune, mmtunectl, the unit driver and the
+# module's unit checks (module/'s pure files against tests/host/shim/)
 build_suite() {
 	local o=$1 san=${2:-} flags="-Wall -Wextra -Werror -std=gnu11 -O1 -g"
 	[ -n "$san" ] && flags="$flags -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
 	make -s -C "$US" O="$o" VERSION="$VERSION" WERROR=1 ${san:+SAN=1} ctl >"$W/build.log" 2>&1 &&
 		${CC:-cc} $flags -I"$US/lib" "$TOP/tests/host/unit.c" "$o/lib/libmmtune.a" -o "$o/unit" >>"$W/build.log" 2>&1 &&
 		${CC:-cc} $flags -D_DEFAULT_SOURCE -I"$TOP/tests/host/shim" -I"$TOP/module" \
-			"$TOP/module/policy_grammar.c" "$TOP/tests/host/rule_unit.c" -o "$o/rule_unit" >>"$W/build.log" 2>&1
+			"$TOP/module/policy_grammar.c" "$TOP/tests/host/rule_unit.c" -o "$o/rule_unit" >>"$W/build.log" 2>&1 &&
+		${CC:-cc} $flags -I"$TOP/tests/host/shim" -I"$TOP/module" "$TOP/tests/host/module_unit.c" \
+			"$TOP/module/auto_judge.c" -o "$o/module_unit" >>"$W/build.log" 2>&1
 }
 
 # The lockdown-proof interface: a fake /sys/kernel/mm/mmtune and
@@ -1358,8 +1374,10 @@ run_suites() {
 	CTL=$1/mmtunectl
 	UNIT=$1/unit
 	RULE_UNIT=$1/rule_unit
+	MUNIT=$1/module_unit
 	suite_unit
 	suite_rule_unit
+	suite_module_unit
 	suite_usage
 	suite_module
 	suite_kernel
@@ -1376,7 +1394,7 @@ run_suites() {
 
 # tests/host/run.sh SUITE...: those suites alone, on the plain build (no
 # sanitizer pass, install, build flags, man pages or fuzzing)
-HOST_SUITES="unit rule_unit usage module kernel policy policy_auto prometheus prometheus_rss perm plane report rss replay abi_doc results"
+HOST_SUITES="unit rule_unit module_unit usage module kernel policy policy_auto prometheus prometheus_rss perm plane report rss replay abi_doc results"
 if [ $# -gt 0 ]; then
 	for s in "$@"; do
 		case " $HOST_SUITES " in
@@ -1386,7 +1404,7 @@ if [ $# -gt 0 ]; then
 	done
 	ktap_print_header
 	if build_suite "$W/plain"; then
-		CTL=$W/plain/mmtunectl UNIT=$W/plain/unit RULE_UNIT=$W/plain/rule_unit
+		CTL=$W/plain/mmtunectl UNIT=$W/plain/unit RULE_UNIT=$W/plain/rule_unit MUNIT=$W/plain/module_unit
 		for s in "$@"; do "suite_$s"; done
 	else
 		fail "build: $(tail -n 5 "$W/build.log" | tr '\n' ' ')"
