@@ -129,6 +129,16 @@ unload_module() { rmmod mmtune 2>/dev/null; true; }
 
 mount_debugfs() { mountpoint -q $DBG || mount -t debugfs none $DBG; }
 
+# need_cgroup2: cgroup2 at /sys/fs/cgroup (the matrix's busybox guests may
+# have none mounted: mounted here), else a failure and the suite's end
+# (record and run put their command in a cgroup of their own)
+need_cgroup2() {
+	grep -q " /sys/fs/cgroup cgroup2 " /proc/mounts ||
+		mount -t cgroup2 none /sys/fs/cgroup 2>/dev/null
+	grep -q " /sys/fs/cgroup cgroup2 " /proc/mounts ||
+		{ fail "no cgroup2 at /sys/fs/cgroup"; exit 1; }
+}
+
 # tcg_one_cpu: under TCG (MMT_TCG=1: tests/vm/vng.sh and the matrix's
 # init.sh boot nothing else) take every CPU but the first offline and
 # list them in $TCG_OFFLINE; tcg_all_cpus brings them back.  A vCPU that

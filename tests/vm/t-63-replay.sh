@@ -34,11 +34,7 @@ cleanup() {
 on_exit cleanup
 [ -x "$CTL" ] && [ -x "$MMS" ] || { fail "no $CTL or $MMS (make tools)"; exit 1; }
 
-# record and run put the workload in a cgroup of their own: the matrix's
-# busybox guests may have no cgroup2 mounted (t-45-tune's way)
-CGR=/sys/fs/cgroup
-grep -q " $CGR cgroup2 " /proc/mounts || mount -t cgroup2 none $CGR 2>/dev/null
-grep -q " $CGR cgroup2 " /proc/mounts || { fail "no cgroup2 at $CGR"; exit 1; }
+need_cgroup2
 
 unload_module
 load_module || { fail "insmod"; exit 1; }

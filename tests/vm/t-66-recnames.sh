@@ -8,8 +8,9 @@
 # an mmstress that unmaps its file and removes it before it exits. Each
 # file must have its path and size in the record, and replay none as
 # "not found". The reader traces the command (ptrace), so a command
-# whose tracer is held waits for it (10 s at most here): the suite also
-# checks the command ran whole. Runs on every cell: the seccomp filter is
+# whose tracer is held waits for it (until one of its processes is seen
+# in a tracing stop, 10 s at most): the suite also checks the command ran
+# whole. Runs on every cell: the seccomp filter is
 # per arch.
 . "$(dirname "$0")/lib.sh"
 
@@ -24,9 +25,7 @@ cleanup() {
 }
 on_exit cleanup
 [ -x "$CTL" ] && [ -x "$MMS" ] || { fail "no $CTL or $MMS (make tools)"; exit 1; }
-CGR=/sys/fs/cgroup
-grep -q " $CGR cgroup2 " /proc/mounts || mount -t cgroup2 none $CGR 2>/dev/null
-grep -q " $CGR cgroup2 " /proc/mounts || { fail "no cgroup2 at $CGR"; exit 1; }
+need_cgroup2
 
 unload_module
 load_module || { fail "insmod"; exit 1; }
@@ -52,7 +51,7 @@ child_of() {
 # The command waits on a FIFO: once it runs (sh, record's child), the
 # reader has traced it; the reader is held, then the command goes on.
 mkfifo "$WORK/go"
-"$CTL" record -o "$WORK/rec" -- sh -c "read x < $WORK/go; for i in 1 2 3; do $FP $WORK/n\$i > /dev/null; done;
+"$CTL" record -o "$WORK/rec" --buffer 1024 -- sh -c "read x < $WORK/go; for i in 1 2 3; do $FP $WORK/n\$i > /dev/null; done;
 	$WORK/mmstress seq -q -s 1M -f $WORK/n4 > /dev/null; echo done > $WORK/ran" \
 	> /dev/null 2> "$WORK/rec.err" &
 RP=$!
@@ -67,15 +66,23 @@ if [ -z "$RD" ] || [ -z "$(child_of $RP sh)" ]; then
 	kill $RP; echo > "$WORK/go"; wait $RP
 	exit 1
 fi
+CG=/sys/fs/cgroup$(sed -n 's/^0:://p' "/proc/$(child_of $RP sh)/cgroup")
+# held: whether a process of the command sits in a tracing stop ("t")
+held() {
+	for p in $(cat "$CG/cgroup.procs" 2>/dev/null); do
+		[ "$(sed 's/.*) //' "/proc/$p/stat" 2>/dev/null | cut -d' ' -f1)" = t ] && return 0
+	done
+	return 1
+}
 kill -STOP "$RD"
 echo go > "$WORK/go"
 # untraced, the command ends meanwhile; traced, it waits for its tracer
 n=0
-while [ ! -e "$WORK/ran" ] && [ $n -lt 100 ]; do
+while [ ! -e "$WORK/ran" ] && ! held && [ $n -lt 100 ]; do
 	sleep 0.1
 	n=$((n + 1))
 done
-echo "# the command $([ -e "$WORK/ran" ] && echo ended || echo waited) while the reader was held"
+echo "# the command $([ -e "$WORK/ran" ] && echo ended || echo waited) while the reader was held ($n tenths of a second)"
 kill -CONT "$RD"
 RD=
 wait $RP
