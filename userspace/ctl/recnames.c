@@ -186,26 +186,30 @@ static void names_add(pid_t tid, const char *range, unsigned int maj, unsigned i
 	nnames++;
 }
 
+int maps_file(char *line, struct maps_file *f)
+{
+	int off = 0;
+
+	if (sscanf(line, "%39[0-9a-f-] %*s %*x %x:%x %lu %n", f->range, &f->maj, &f->min,
+		   &f->ino, &off) < 4 || !off || line[off] != '/')
+		return -1;
+	line[strcspn(line, "\n")] = '\0';
+	f->path = line + off;
+	return 0;
+}
+
 /* The file mappings of @tid, stopped at its exit, into the table. */
 static void names_take(pid_t tid)
 {
 	char p[64], line[PATH_MAX + 128];
+	struct maps_file f;
 	FILE *m;
 
 	snprintf(p, sizeof(p), "%s/%d/maps", proc_dir(), (int)tid);
 	m = fopen(p, "re");
-	while (m && fgets(line, sizeof(line), m)) {
-		char range[40];
-		unsigned int a, b;
-		unsigned long i;
-		int off = 0;
-
-		if (sscanf(line, "%39[0-9a-f-] %*s %*x %x:%x %lu %n", range, &a, &b, &i, &off) < 4 ||
-		    !off || line[off] != '/')
-			continue;
-		line[strcspn(line, "\n")] = '\0';
-		names_add(tid, range, a, b, i, line + off);
-	}
+	while (m && fgets(line, sizeof(line), m))
+		if (!maps_file(line, &f))
+			names_add(tid, f.range, f.maj, f.min, f.ino, f.path);
 	if (m)
 		fclose(m);
 }

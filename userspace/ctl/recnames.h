@@ -12,6 +12,15 @@
 
 #include <sys/types.h>
 
+/* A line of /proc/PID/maps that maps a file by path (@line is cut at its end) */
+struct maps_file {
+	char range[40];		/* START-END, as map_files names it */
+	unsigned int maj, min;
+	unsigned long ino;
+	const char *path;	/* in the line */
+};
+
+int maps_file(char *line, struct maps_file *f);	/* 0, or -1: not one */
 int names_init(void);
 int names_fd(void);
 int names_attach(pid_t pid);

@@ -202,6 +202,7 @@ static int open_file(const struct rec_file *f, unsigned long *size, long psz)
 static char *maps_path(int tgid, unsigned int maj, unsigned int min, unsigned long ino)
 {
 	char p[64], line[PATH_MAX + 128], *path = NULL;
+	struct maps_file f;
 	FILE *m;
 
 	if (tgid)
@@ -209,18 +210,9 @@ static char *maps_path(int tgid, unsigned int maj, unsigned int min, unsigned lo
 	else
 		snprintf(p, sizeof(p), "%s/self/maps", proc_dir());
 	m = fopen(p, "re");
-	while (m && !path && fgets(line, sizeof(line), m)) {
-		unsigned int a, b;
-		unsigned long i;
-		int off = 0;
-
-		if (sscanf(line, "%*x-%*x %*s %*x %x:%x %lu %n", &a, &b, &i, &off) < 3 || !off)
-			continue;
-		if (a == maj && b == min && i == ino && line[off] == '/') {
-			line[strcspn(line, "\n")] = '\0';
-			path = strdup(line + off);
-		}
-	}
+	while (m && !path && fgets(line, sizeof(line), m))
+		if (!maps_file(line, &f) && f.maj == maj && f.min == min && f.ino == ino)
+			path = strdup(f.path);
 	if (m)
 		fclose(m);
 	return path;
