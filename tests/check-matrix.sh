@@ -276,6 +276,16 @@ echo "Run of $(date -u +%Y-%m-%d), $npass of $# cells passed, $nunav unavailable
 echo
 echo "# summary (${wall}s in all; results in tests/out/matrix/results.txt)"
 "$M/readme-table.sh" "$res"
+# The failed checks again, last: a cell's lines print when it ends, and
+# what reads only the tail of CI's output (CI of 2026-12-07: a cell that
+# failed two checks early) lost which checks they were. Its console log
+# is copied beside the cache's, which outlives CI's clean clone.
+for c in "$@"; do
+	grep -qs ' failed ' "$OUT/$c.res" || continue
+	echo "# $c failed:"
+	ktap_failed "$OUT/$c.console.log" | head -n 20
+	cp "$OUT/$c.console.log" "$MX/cells/$c/failed-console.log" 2>/dev/null
+done
 # The closing line .ci/run adds up: the cells' checks, and a cell that
 # failed without a failed check (build, boot, timeout) as one failure.
 nfchk=$(awk '!/^#/ { n += $10; if ($6 != "passed" && $6 != "unavailable" && $10 == 0) n++ } END { print n + 0 }' "$res")
