@@ -49,6 +49,7 @@ struct cmd {
 /* The verbs' entries, each in its verb's file (get and set: knob.c) */
 extern const struct cmd cmd_status, cmd_get, cmd_set, cmd_stats, cmd_pfn_valid, cmd_policy;
 extern const struct cmd cmd_tune, cmd_save, cmd_run, cmd_report, cmd_rss, cmd_record, cmd_replay;
+extern const struct cmd cmd_advise;
 
 /* util.c: errors and reads every verb shares (main.c only dispatches) */
 int usage_err(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -212,6 +213,8 @@ int run_ruled(struct tune_ctx *t, int order, int *status, struct rusage *ru, dou
 void __attribute__((noreturn)) cmd_child(struct tune_ctx *t, const int *go, const int *ex,
 					 bool quiet);
 int tune_cleanup(struct tune_ctx *t);
+/* The counters of the rule of @match, read before the rule goes: 0 if found. */
+int rule_ctrs(const char *match, struct mmt_prule *out);
 void print_cmd(FILE *f, char **cmd);
 
 #endif

@@ -34,6 +34,7 @@ static const struct cmd *const cmds[] = {
 	&cmd_rss,
 	&cmd_record,
 	&cmd_replay,
+	&cmd_advise,
 	&cmd_help,
 };
 

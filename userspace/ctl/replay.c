@@ -25,6 +25,7 @@
 
 #include "ctl.h"
 #include "record.h"
+#include "replay.h"
 
 static const char replay_optstring[] = ":o:jfwh";
 static const struct option replay_opts[] = {
@@ -49,14 +50,6 @@ const struct cmd cmd_replay = {
 	"                   default when the record was made on one)\n"
 	"  --files          the same per file\n"
 	"  --json           one JSON object\n"
-};
-
-#define RP_MAX_ORDERS	16
-
-/* What an order did: in all, or to one file. */
-struct rp_sum {
-	unsigned long long faults, calls, premapped, untouched;
-	unsigned long long beyond;	/* of premapped: whole folios past the window */
 };
 
 /* A large folio of a file: its first page and its pages. */
@@ -478,6 +471,31 @@ static unsigned long rp_pmd_folios(const struct rp *r, const struct rp_file *f)
 	return n;
 }
 
+#define RP_BOUND(...) do { if (o) { snprintf(b, sizeof(b), __VA_ARGS__); \
+	out_text(o, "bound: %s\n", b); out_item(o, b); } n++; } while (0)
+
+/* Why @f's figures (file @i) are bounds: lines to @o (NULL: none), the count. */
+static int rp_file_bounds(const struct rp *r, const struct rp_file *f, int i, struct out *o)
+{
+	char b[PATH_MAX + 160];
+	int n = 0;
+
+	if (!f->have_size)
+		RP_BOUND("file %d was not found (a process's maps gave no path): its pages taken as cached",
+			 i);
+	else if (f->have_end && f->first != f->end)
+		RP_BOUND("%s: %lu pages cached at its first fault, %lu at the end: its windows' "
+			 "cached pages are taken as at its first fault", f->path, f->first, f->end);
+	if (f->have_size && r->whole && f->layout <= 0)
+		RP_BOUND("%s: its folio sizes are not known (%s): its folios are taken as single pages",
+			 f->path, f->layout < 0 ? "frames unreadable: record needs CAP_SYS_ADMIN" :
+			 "a record of version 1");
+	if (!r->whole && rp_pmd_folios(r, f))
+		RP_BOUND("%s: %lu folios of a page table's size: a fault may map one with a single "
+			 "PMD entry, which is not modelled", f->path, rp_pmd_folios(r, f));
+	return n;
+}
+
 /* Why the figures are bounds rather than exact: lines to @o, and the count. */
 static int rp_bounds(const struct rp *r, struct out *o)
 {
@@ -485,37 +503,37 @@ static int rp_bounds(const struct rp *r, struct out *o)
 	int n = 0, i;
 
 	out_arr(o, "bounds");
-#define RP_BOUND(...) do { snprintf(b, sizeof(b), __VA_ARGS__); \
-	out_text(o, "bound: %s\n", b); out_item(o, b); n++; } while (0)
 	if (r->lost || r->odd)
 		RP_BOUND("%llu events lost and %llu unreadable: faults missing from the record",
 			 r->lost, r->odd);
 	if (r->majflt)
 		RP_BOUND("%llu major faults: pages read from storage, whose windows held fewer cached pages",
 			 r->majflt);
-	for (i = 0; i < r->nf; i++) {
-		const struct rp_file *f = &r->f[i];
-
-		if (!f->have_size)
-			RP_BOUND("file %d was not found (a process's maps gave no path): its pages taken as cached",
-				 i);
-		else if (f->have_end && f->first != f->end)
-			RP_BOUND("%s: %lu pages cached at its first fault, %lu at the end: its windows' "
-				 "cached pages are taken as at its first fault", f->path, f->first, f->end);
-		if (f->have_size && r->whole && f->layout <= 0)
-			RP_BOUND("%s: its folio sizes are not known (%s): its folios are taken as single pages",
-				 f->path, f->layout < 0 ? "frames unreadable: record needs CAP_SYS_ADMIN" :
-				 "a record of version 1");
-		if (!r->whole && rp_pmd_folios(r, f))
-			RP_BOUND("%s: %lu folios of a page table's size: a fault may map one with a single "
-				 "PMD entry, which is not modelled", f->path, rp_pmd_folios(r, f));
-	}
+	for (i = 0; i < r->nf; i++)
+		n += rp_file_bounds(r, &r->f[i], i, o);
 	if (r->hidden)
 		RP_BOUND("%llu pages of large folios were mapped whole by the recorded run's own faults "
 			 "(its kernel maps whole folios): which of them it read is not known; they count "
 			 "as untouched, an upper bound at every order", r->hidden);
-#undef RP_BOUND
 	out_arr_end(o);
+	return n;
+}
+#undef RP_BOUND
+
+/* What is assumed, what is bound (JSON "bounds", "exact"): the bounds' count. */
+static int rp_verdict(const struct rp *r, struct out *o)
+{
+	int n;
+
+	if (r->refaults)
+		out_text(o, "assumed: %llu times a page faulted again in its VMA, taken as the VMA "
+			 "unmapped and mapped again (munmap, MADV_DONTNEED) rather than reclaimed\n",
+			 r->refaults);
+	n = rp_bounds(r, o);
+	out_bool(o, "exact", !n);
+	if (!n)
+		out_text(o, "exact: the page cache of every file as at its first fault, no major "
+			 "fault, no event lost\n");
 	return n;
 }
 
@@ -616,15 +634,7 @@ static void rp_show(struct rp *r, struct out *o, const char *key, const int *ord
 	}
 	out_arr_end(o);
 	out_text(o, "\n");
-	if (r->refaults)
-		out_text(o, "assumed: %llu times a page faulted again in its VMA, taken as the VMA "
-			 "unmapped and mapped again (munmap, MADV_DONTNEED) rather than reclaimed\n",
-			 r->refaults);
-	i = rp_bounds(r, o);
-	out_bool(o, "exact", !i);
-	if (!i)
-		out_text(o, "exact: the page cache of every file as at its first fault, no major "
-			 "fault, no event lost\n");
+	rp_verdict(r, o);
 	out_obj_end(o);
 }
 
@@ -715,6 +725,60 @@ int replay_section(struct out *o, const char *name)
 		rp_show(&r, o, "replay", ord, maxo + 1, 0);
 	rp_free(&r);
 	return rc;
+}
+
+int replay_figs(const char *name, struct replay_figs *g)
+{
+	struct rp *r = calloc(1, sizeof(*r));
+	int rc, k;
+
+	memset(g, 0, sizeof(*g));
+	if (!r)
+		return lib_fail(MMT_EIO);
+	g->r = r;
+	rc = rp_load(r, name, &g->maxo);
+	for (k = 0; !rc && k <= g->maxo; k++)
+		rp_order(r, k, k, &g->all[k]);
+	if (rc)
+		return rc;
+	g->command = r->command ? r->command : "";
+	g->release = r->release;
+	g->machine = r->machine;
+	g->psz = r->psz;
+	g->korder = r->korder;
+	g->nf = r->nf;
+	g->whole = r->whole;
+	g->recorded = r->minflt + r->majflt;
+	g->file_faults = r->nflt;
+	return 0;
+}
+
+void replay_figs_free(struct replay_figs *g)
+{
+	if (g->r)
+		rp_free(g->r);
+	free(g->r);
+	g->r = NULL;
+}
+
+const char *replay_file(const struct replay_figs *g, int i, int *bound)
+{
+	const struct rp_file *f = &g->r->f[i];
+
+	/* the record's: every file's; pages its own faults mapped whole: this file's */
+	*bound = rp_file_bounds(g->r, f, i, NULL) || g->r->lost || g->r->odd || g->r->majflt ||
+		 (g->r->rec_whole && f->s[RP_MAX_ORDERS].premapped);
+	return f->have_size ? f->path : NULL;
+}
+
+const struct rp_sum *replay_file_sum(const struct replay_figs *g, int i, int k)
+{
+	return &g->r->f[i].s[k];
+}
+
+int replay_verdict(const struct replay_figs *g, struct out *o)
+{
+	return rp_verdict(g->r, o);
 }
 
 static int do_replay(int argc, char **argv)

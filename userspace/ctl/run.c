@@ -169,7 +169,7 @@ int tune_cleanup(struct tune_ctx *t)
 }
 
 /* The counters of rule match, read before the rule goes: 0 if found. */
-static int rule_ctrs(const char *match, struct mmt_prule *out)
+int rule_ctrs(const char *match, struct mmt_prule *out)
 {
 	struct mmt_policy *ps = malloc(sizeof(*ps));
 	int i, rc = -1;
