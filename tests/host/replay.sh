@@ -165,3 +165,65 @@ suite_replay_folios() {
 	grep -q '1 folios of a page table.s size' "$W/out" && ok "replay: a PMD-sized folio is a bound" ||
 		fail "replay: PMD folio: $(cat "$W/out")"
 }
+
+# The advisor's record: /data/seq, 64 pages at a 2 MiB boundary, each
+# read in turn; /data/sparse, 4096 pages at a 16 MiB boundary, page 100
+# of each of its 8 page tables read; 200 faults in all (128 not file
+# read faults).
+#   seq at order k: 64 / 2^k faults (1 from order 6), nothing untouched
+#   sparse: 8 faults at every order, 8 (2^k - 1) pages untouched
+#   order 4 (the fixture's): 128 + 4 + 8 = 140 faults, 120 untouched (480 KiB)
+#   advised: seq at 6 (its fewest faults, the lowest such order), sparse
+#   at 0 (its least untouched): 137 faults, none untouched; the rest at 0
+#   on the tie with "rest at 6, sparse ruled at 0"; best single order
+#   within 480 KiB: 4 (order 5 leaves 248 pages)
+rec_adv() {
+	rec_head | sed 's/^mmtune-record 1$/mmtune-record 2/'
+	printf '%s\n' 'file 0 0:33 12 64 64 /data/seq' 'cached 0 0 64' 'folios 0 0 0' \
+		'vma 0 100 0 0x10000000 0x10040000 0 0x8000071'
+	for i in $(seq 0 63); do echo "f 0 $i"; done
+	printf '%s\n' 'file 1 0:33 13 4096 4096 /data/sparse' 'cached 1 0 4096' 'folios 1 0 0' \
+		'vma 1 100 1 0x20000000 0x21000000 0 0x8000071'
+	for i in $(seq 100 512 4095); do echo "f 1 $i"; done
+	rec_tail 200
+}
+
+# adv_q EXPR: a Python expression over advise's JSON in $W/out (d)
+adv_q() { $PY -c "import json, sys; d = json.load(open(sys.argv[1])); print(($1))" "$W/out"; }
+
+suite_advise() {
+	local r=$W/rec
+	fresh
+	rec_adv >"$r"
+	check "advise: a record" "$CTL" advise "$r"
+	"$CTL" advise --json "$r" >"$W/out"
+	expect_eq "advise: the current order is the module's (4), its untouched the budget" \
+		"$(adv_q "d['current_order'], d['budget_kib'], d['current']['faults']")" "(4, 480, 140)"
+	expect_eq "advise: /data/seq at 6, the rest (sparse) at 0" \
+		"$(adv_q "[(x['file'], x['order'], x['faults'], x['untouched']) for x in d['rules']], d['rest']['order'], d['rest']['files']")" \
+		"([('/data/seq', 6, 1, 0)], 0, 1)"
+	expect_eq "advise: 137 faults, none untouched, one rule" \
+		"$(adv_q "d['advised']['faults'], d['advised']['untouched'], d['advised']['rules']")" "(137, 0, 1)"
+	expect_eq "advise: the best single order within 480 KiB is 4; order 0: 200 faults" \
+		"$(adv_q "d['best_single']['order'], d['best_single']['faults'], d['order_0']['faults']")" "(4, 140, 200)"
+	expect_eq "advise: exact figures, found exactly" \
+		"$(adv_q "d['exact'], d['advised']['exact'], d['budget_unit_pages'], d['over_budget']")" "(True, True, 1, False)"
+	"$CTL" advise --json --budget 992 "$r" >"$W/out"
+	expect_eq "advise --budget 992: order 5 fits as the best single order" \
+		"$(adv_q "d['best_single']['order'], d['best_single']['faults'], d['advised']['faults']")" "(5, 138, 137)"
+	no_module
+	export MMTUNE_DEBUGFS=$W/no-debugfs
+	"$CTL" advise --json "$r" >"$W/out"
+	expect_eq "advise without the module: order 4 assumed, said so" \
+		"$(adv_q "d['current_order'], 'assumed' in d['current_order_from']")" "(4, True)"
+	"$CTL" advise "$r" | grep -q "^ *6 *1 *1 *0 *0 *exact  file=/data/seq$" &&
+		ok "advise: text lists the rule, its order and figures" || fail "advise: text: $("$CTL" advise "$r" | grep seq)"
+	"$CTL" advise "$r" | grep -q '^  mmtunectl policy add "file=/data/seq order=6"$' &&
+		ok "advise: says how to set the rule" || fail "advise: no policy add line"
+	fresh
+	expect_eq "advise without a record or command: exit 2" "$("$CTL" advise >/dev/null 2>&1; echo $?)" 2
+	expect_eq "advise --apply without a command: exit 2" "$("$CTL" advise --apply "$r" >/dev/null 2>&1; echo $?)" 2
+	expect_eq "advise --budget x: exit 2" "$("$CTL" advise --budget x "$r" >/dev/null 2>&1; echo $?)" 2
+	expect_eq "advise of a directory: exit 1" "$("$CTL" advise "$W" >/dev/null 2>&1; echo $?)" 1
+	expect_eq "advise --help: exit 0, its usage" "$("$CTL" advise --help 2>&1 | head -n 1 | cut -d' ' -f1-3)" "usage: mmtunectl advise"
+}

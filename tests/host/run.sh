@@ -1087,7 +1087,20 @@ build_suite() {
 		${CC:-cc} $flags -D_DEFAULT_SOURCE -I"$TOP/tests/host/shim" -I"$TOP/module" \
 			"$TOP/module/policy_grammar.c" "$TOP/tests/host/rule_unit.c" -o "$o/rule_unit" >>"$W/build.log" 2>&1 &&
 		${CC:-cc} $flags -I"$TOP/tests/host/shim" -I"$TOP/module" "$TOP/tests/host/module_unit.c" \
-			"$TOP/module/auto_judge.c" -o "$o/module_unit" >>"$W/build.log" 2>&1
+			"$TOP/module/auto_judge.c" -o "$o/module_unit" >>"$W/build.log" 2>&1 &&
+		${CC:-cc} $flags -I"$US/ctl" "$TOP/tests/host/advise_unit.c" "$US/ctl/advpick.c" \
+			-o "$o/advise_unit" >>"$W/build.log" 2>&1
+}
+
+# The advisor's choice on the host (tests/host/advise_unit.c)
+suite_advise_unit() {
+	"$AUNIT" >"$W/aunit.out" 2>"$W/err"
+	RC=$?
+	if grep -qE 'Sanitizer|runtime error:' "$W/err"; then
+		{ echo "== advise_unit"; cat "$W/err"; } >>"$W/san-reports"
+	fi
+	ktap_relay <"$W/aunit.out"
+	[ "$RC" = 0 ] || fail "advise_unit: exit $RC: $(errline)"
 }
 
 # The lockdown-proof interface: a fake /sys/kernel/mm/mmtune and
@@ -1375,6 +1388,7 @@ run_suites() {
 	UNIT=$1/unit
 	RULE_UNIT=$1/rule_unit
 	MUNIT=$1/module_unit
+	AUNIT=$1/advise_unit
 	suite_unit
 	suite_rule_unit
 	suite_module_unit
@@ -1390,11 +1404,13 @@ run_suites() {
 	suite_report
 	suite_rss
 	suite_replay
+	suite_advise_unit
+	suite_advise
 }
 
 # tests/host/run.sh SUITE...: those suites alone, on the plain build (no
 # sanitizer pass, install, build flags, man pages or fuzzing)
-HOST_SUITES="unit rule_unit module_unit usage module kernel policy policy_auto prometheus prometheus_rss perm plane report rss replay abi_doc results"
+HOST_SUITES="unit rule_unit module_unit usage module kernel policy policy_auto prometheus prometheus_rss perm plane report rss replay advise_unit advise abi_doc results"
 if [ $# -gt 0 ]; then
 	for s in "$@"; do
 		case " $HOST_SUITES " in
@@ -1405,6 +1421,7 @@ if [ $# -gt 0 ]; then
 	ktap_print_header
 	if build_suite "$W/plain"; then
 		CTL=$W/plain/mmtunectl UNIT=$W/plain/unit RULE_UNIT=$W/plain/rule_unit MUNIT=$W/plain/module_unit
+		AUNIT=$W/plain/advise_unit
 		for s in "$@"; do "suite_$s"; done
 	else
 		fail "build: $(tail -n 5 "$W/build.log" | tr '\n' ' ')"
