@@ -87,14 +87,17 @@ for name in $(cat "$MMT_TOP/tests/list"); do
 	# differ: make check (6.1: the kretprobe way), 6.12 arm64's full cell
 	# and 7.x x86_64 (the tracepoint way, __zap_vma_range); elsewhere
 	# the same code, for CI's time
+	# t-67-advise (replay's figures against an --apply run) where
+	# t-63-replay runs
 	# t-66-recnames (record's tracer and seccomp filter, whose syscall
 	# numbers are the arch's): make check and one 6.12 cell an arch
 	case $name:$(uname -m):$MMT_LIGHT:$(uname -r) in
 	t-63-replay:aarch64:0:*|t-63-replay:x86_64:*:7.*) ;;
+	t-67-advise:aarch64:0:*|t-67-advise:x86_64:*:7.*) ;;
 	t-65-attrib:aarch64:0:*|t-65-attrib:x86_64:*:7.*) ;;
 	t-66-recnames:aarch64:0:*|t-66-recnames:*:*:6.12*-powerpc64le) ;;
 	t-66-recnames:*:*:6.12*-s390x|t-66-recnames:*:*:6.12*-riscv64) ;;
-	t-63-replay:*|t-65-attrib:*)
+	t-63-replay:*|t-65-attrib:*|t-67-advise:*)
 		ktap_begin "$name"
 		skip "$name" "matrix: make check, 6.12 arm64's full cell and 7.x x86_64 run it"
 		ktap_end

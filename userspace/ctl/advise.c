@@ -62,6 +62,7 @@ struct adv {
 	struct adv_file *f;
 	int *order, cur, single, max_rules;
 	int written, status;		/* --apply: file rules written; the command's wait status */
+	int useful;			/* --apply: usefulness_enable was 1 */
 	struct mmt_prule *meas;		/* --apply: nf file rules' counters, then the rest's */
 	struct rusage ru;
 	const char *cur_from;
@@ -340,27 +341,59 @@ static int adv_started(pid_t pid, void *arg, bool *traced)
 	return 0;
 }
 
-/* --apply: the file rules' counters read, then the rules dropped: 0 or an exit code. */
+/* --apply: every rule's counters, in one read (an edit starts them again). */
+static void adv_ctrs(struct adv *a)
+{
+	struct mmt_policy *ps = malloc(sizeof(*ps));
+	char m[MMT_MATCH_LEN + 16];
+	int i, j;
+
+	for (i = 0; i <= a->g.nf; i++)
+		a->meas[i].has_hits = -1;	/* not found */
+	if (!ps || read_policy(ps)) {
+		free(ps);
+		return;
+	}
+	for (i = 0; i <= a->g.nf; i++) {
+		if (i < a->g.nf && a->order[i] == a->out.rest)
+			continue;
+		if (i < a->g.nf)
+			adv_match(a, i, m, sizeof(m));
+		else
+			snprintf(m, sizeof(m), "%s", a->cg);
+		for (j = 0; j < ps->nr; j++)
+			if (!strcmp(ps->r[j].match, m))
+				a->meas[i] = ps->r[j];
+	}
+	free(ps);
+}
+
+/* --apply: the counters read, then the file rules dropped: 0 or an exit code. */
 static int adv_unrule(struct adv *a)
 {
 	char m[MMT_MATCH_LEN + 16], dropped[1024];
 	int i, rc = 0;
 
-	for (i = 0; i < a->g.nf; i++) {
+	adv_ctrs(a);
+	for (i = 0; i < a->written; i++) {
 		if (a->order[i] == a->out.rest)
 			continue;
 		adv_match(a, i, m, sizeof(m));
-		if (rule_ctrs(m, &a->meas[i]))
-			a->meas[i].has_hits = -1;	/* not found */
-		if (i < a->written && mmt_policy_own(m, -1, dropped, sizeof(dropped)) && !rc) {
+		if (mmt_policy_own(m, -1, dropped, sizeof(dropped)) && !rc) {
 			fprintf(stderr, PROG ": advise: a rule may be left: remove it with '" PROG
 				" policy del %s'\n", m);
 			rc = MMT_EXIT_FAIL;
 		}
 	}
-	if (rule_ctrs(a->cg, &a->meas[a->g.nf]))
-		a->meas[a->g.nf].has_hits = -1;
 	return rc;
+}
+
+/* Whether usefulness counts (a rule shows no counts of nothing pre-mapped). */
+static int adv_useful(void)
+{
+	char b[16];
+
+	return !mmt_knob_read("usefulness_enable", b, sizeof(b)) && b[0] == '1';
 }
 
 /* --apply: COMMAND in a cgroup of its own under the rules: 0 or an exit code. */
@@ -384,6 +417,7 @@ static int adv_apply(struct adv *a, char **cmd)
 	}
 	snprintf(a->cg, sizeof(a->cg), "%s", t.cg.match);
 	rc = run_ruled(&t, a->out.rest, &a->status, &a->ru, &wall);
+	a->useful = adv_useful();
 	crc = adv_unrule(a);
 	rc = rc ? rc : crc;
 	crc = tune_cleanup(&t);
@@ -403,11 +437,24 @@ static void adv_meas(struct out *o, const char *key, const char *label, unsigned
 	out_uint(o, key, NULL, v, ok);
 }
 
+/*
+ * A file's fault-around calls under a rule: at order 0 too, each read
+ * fault goes through fault-around, its window narrowed to its page (as
+ * record's own rule does); replay's order 0 is the kernel's, which
+ * calls none.
+ */
+static unsigned long long adv_calls(const struct adv *a, int i)
+{
+	const struct rp_sum *s = replay_file_sum(&a->g, i, a->order[i]);
+
+	return a->order[i] ? s->calls : s->faults;
+}
+
 /* --apply: each rule's calls and untouched pages, predicted and measured. */
 static void adv_meas_rules(struct out *o, const struct adv *a)
 {
 	const struct rp_sum *s;
-	struct rp_sum rest = { 0 };
+	struct rp_sum rest = { 0 }, p = { 0 };
 	int i, bound;
 
 	out_arr(o, "rules");
@@ -415,20 +462,25 @@ static void adv_meas_rules(struct out *o, const struct adv *a)
 		const struct mmt_prule *r = &a->meas[i];
 
 		if (i < a->g.nf && a->order[i] == a->out.rest) {
-			s = replay_file_sum(&a->g, i, a->order[i]);
-			rest.calls += s->calls;
-			rest.untouched += s->untouched;
+			rest.calls += adv_calls(a, i);
+			rest.untouched += replay_file_sum(&a->g, i, a->order[i])->untouched;
 			continue;
 		}
-		s = i < a->g.nf ? replay_file_sum(&a->g, i, a->order[i]) : &rest;
+		if (i < a->g.nf) {
+			p = *replay_file_sum(&a->g, i, a->order[i]);
+			p.calls = adv_calls(a, i);
+		}
+		s = i < a->g.nf ? &p : &rest;
 		out_text(o, "  %s: fault-around calls %llu, measured %llu; untouched %llu, measured %llu\n",
 			 i < a->g.nf ? replay_file(&a->g, i, &bound) : "the rest", s->calls, r->hits,
 			 s->untouched, r->untouched);
 		out_obj(o, NULL);
 		out_str(o, "file", NULL, i < a->g.nf ? replay_file(&a->g, i, &bound) : NULL, NULL);
 		out_uint(o, "fault_around_calls", NULL, r->hits, r->has_hits == 1);
-		out_uint(o, "premapped", NULL, r->prefaulted, r->has_prefaulted);
-		out_uint(o, "untouched", NULL, r->untouched, r->has_untouched);
+		out_uint(o, "predicted_fault_around_calls", NULL, s->calls, 1);
+		out_uint(o, "predicted_untouched", NULL, s->untouched, 1);
+		out_uint(o, "premapped", NULL, r->prefaulted, a->useful);
+		out_uint(o, "untouched", NULL, r->untouched, a->useful);
 		out_obj_end(o);
 	}
 	out_arr_end(o);
@@ -439,7 +491,7 @@ static void adv_measured(struct out *o, const struct adv *a, char **cmd)
 {
 	struct rp_sum p = adv_sum(a, a->order, 0);
 	unsigned long long calls = 0, pre = 0, unt = 0;
-	int i, ok = 1, useful = 1;
+	int i, ok = 1, useful = a->useful;
 
 	for (i = 0; i <= a->g.nf; i++) {
 		const struct mmt_prule *r = &a->meas[i];
@@ -447,11 +499,12 @@ static void adv_measured(struct out *o, const struct adv *a, char **cmd)
 		if (i < a->g.nf && a->order[i] == a->out.rest)
 			continue;
 		ok &= r->has_hits == 1;
-		useful &= r->has_prefaulted && r->has_untouched;
 		calls += r->hits;
 		pre += r->prefaulted;
 		unt += r->untouched;
 	}
+	for (p.calls = 0, i = 0; i < a->g.nf; i++)
+		p.calls += adv_calls(a, i);
 	out_obj(o, "measured");
 	out_text(o, "applied: ");
 	if (!out_json(o))
@@ -461,6 +514,7 @@ static void adv_measured(struct out *o, const struct adv *a, char **cmd)
 		 "predicted", "measured");
 	out_int(o, "exit", NULL, WIFEXITED(a->status) ? WEXITSTATUS(a->status) : 128 + WTERMSIG(a->status), 1);
 	adv_meas(o, "faults", "faults", p.faults, a->ru.ru_minflt + a->ru.ru_majflt, 1);
+	out_uint(o, "predicted_fault_around_calls", NULL, p.calls, 1);
 	adv_meas(o, "fault_around_calls", "fault-around calls", p.calls, calls, ok);
 	adv_meas(o, "premapped", "pre-mapped", p.premapped, pre, ok && useful);
 	adv_meas(o, "untouched", "untouched", p.untouched, unt, ok && useful);
