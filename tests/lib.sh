@@ -292,6 +292,42 @@ t_grep() {
 	if grep -qE -- "$3" "$d/$2"; then ok "$1"; else fail "$1: no /$3/ in std$2: $(head -c 200 "$d/$2" | tr '\n' ' ')"; fi
 }
 
+# json_flat [FILE]: a JSON document as one "PATH VALUE" line per scalar,
+# PATH its keys and array indexes joined by dots (rules.0.file), a
+# string's VALUE without its quotes (escapes as written): for guests
+# without python3 (the matrix's busybox), whose awk reads it.
+json_flat() {
+	awk 'BEGIN { RS = "\001" }
+	function path(  k, p) { for (k = 1; k <= d; k++) p = p (k > 1 ? "." : "") key[k]; return p }
+	function done_value() { if (d > 0) { if (typ[d] == "a") key[d]++; else want_key[d] = 1 } }
+	{
+		s = $0; n = length(s); d = 0
+		for (i = 1; i <= n; i++) {
+			c = substr(s, i, 1)
+			if (index(" \t\r\n,:", c)) continue
+			if (c == "{") { d++; typ[d] = "o"; want_key[d] = 1; continue }
+			if (c == "[") { d++; typ[d] = "a"; key[d] = 0; continue }
+			if (c == "}" || c == "]") { d--; done_value(); continue }
+			if (c == "\"") {
+				for (j = i + 1; j <= n && (ch = substr(s, j, 1)) != "\""; j++)
+					if (ch == "\\") j++
+				str = substr(s, i + 1, j - i - 1); i = j
+				if (typ[d] == "o" && want_key[d]) { key[d] = str; want_key[d] = 0; continue }
+				print path() " " str; done_value(); continue
+			}
+			for (j = i; j <= n && !index(",}] \t\r\n", substr(s, j, 1)); j++)
+				;
+			print path() " " substr(s, i, j - i); i = j - 1; done_value()
+		}
+	}' "$@"
+}
+
+# json_get FILE PATH: PATH's value in the JSON document FILE (json_flat),
+# empty if it has none
+json_get() {
+	json_flat "$1" | awk -v p="$2" '$1 == p { sub(/^[^ ]* /, ""); print; exit }'
+}
+
 # t_json NAME PYEXPR: stdout is JSON (one document, or one per line with
 # JSON_LINES=1) and PYEXPR holds, evaluated with d = the document (or the
 # list of them) and info = the module's info file as a dict ($MMT/info,
