@@ -204,6 +204,10 @@ suite_advise() {
 		"([('/data/seq', 6, 1, 0)], 0, 1)"
 	expect_eq "advise: 137 faults, none untouched, one rule" \
 		"$(adv_q "d['advised']['faults'], d['advised']['untouched'], d['advised']['rules']")" "(137, 0, 1)"
+	# what the matrix's guests read it with (no python3 there): tests/lib.sh
+	expect_eq "advise: json_flat/json_get read what Python reads" \
+		"$(json_get "$W/out" advised.faults) $(json_get "$W/out" rules.0.file) $(json_get "$W/out" exact) $(json_flat "$W/out" | grep -c '^rules\.0\.')" \
+		"137 /data/seq true $(adv_q "len(d['rules'][0])")"
 	expect_eq "advise: the best single order within 480 KiB is 4; order 0: 200 faults" \
 		"$(adv_q "d['best_single']['order'], d['best_single']['faults'], d['order_0']['faults']")" "(4, 140, 200)"
 	expect_eq "advise: exact figures, found exactly" \
