@@ -139,6 +139,25 @@ need_cgroup2() {
 		{ fail "no cgroup2 at /sys/fs/cgroup"; exit 1; }
 }
 
+# replay_quiet NAME SIZE: what a replay is held to needs a quiet machine:
+# THP off (whether an anonymous region gets a huge page moves a run's
+# other faults by hundreds, and replay takes those from the recorded run)
+# and ASLR off (a library's windows depend on where it is mapped);
+# $WORK a tmpfs of SIZE without huge pages, named mmt-NAME.
+# replay_loud puts THP and ASLR back (the suite's cleanup).
+replay_quiet() {
+	_thp=/sys/kernel/mm/transparent_hugepage/enabled
+	THP_WAS=$(sed -n 's/.*\[\(.*\)\].*/\1/p' $_thp 2>/dev/null)
+	ASLR_WAS=$(cat /proc/sys/kernel/randomize_va_space)
+	mount -t tmpfs -o "size=$2,huge=never" "mmt-$1" "$WORK" || { fail "tmpfs"; exit 1; }
+	[ -n "$THP_WAS" ] && echo never > $_thp
+	echo 0 > /proc/sys/kernel/randomize_va_space
+}
+replay_loud() {
+	[ -n "${THP_WAS:-}" ] && echo "$THP_WAS" > /sys/kernel/mm/transparent_hugepage/enabled
+	[ -n "${ASLR_WAS:-}" ] && echo "$ASLR_WAS" > /proc/sys/kernel/randomize_va_space
+}
+
 # tcg_one_cpu: under TCG (MMT_TCG=1: tests/vm/vng.sh and the matrix's
 # init.sh boot nothing else) take every CPU but the first offline and
 # list them in $TCG_OFFLINE; tcg_all_cpus brings them back.  A vCPU that

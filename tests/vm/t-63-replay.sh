@@ -18,13 +18,8 @@
 WORK=$(mktemp -d /var/tmp/mmt-replay.XXXXXX)
 CTL=${MMT_MMTUNECTL:-$MMT_TOP/userspace/mmtunectl}
 MMS=$MMT_TOP/userspace/mmstress
-THP=/sys/kernel/mm/transparent_hugepage/enabled
-THP_WAS=$(sed -n 's/.*\[\(.*\)\].*/\1/p' $THP 2>/dev/null)
-ASLR=/proc/sys/kernel/randomize_va_space
-ASLR_WAS=$(cat $ASLR)
 cleanup() {
-	[ -n "$THP_WAS" ] && echo "$THP_WAS" > $THP
-	echo "$ASLR_WAS" > $ASLR
+	replay_loud
 	[ -w $MMT/policy ] && echo clear > $MMT/policy 2>/dev/null
 	umount "$WORK/huge" 2>/dev/null
 	umount "$WORK" 2>/dev/null
@@ -38,9 +33,7 @@ need_cgroup2
 
 unload_module
 load_module || { fail "insmod"; exit 1; }
-mount -t tmpfs -o size=160m,huge=never mmt-replay "$WORK" || { fail "tmpfs"; exit 1; }
-[ -n "$THP_WAS" ] && echo never > $THP
-echo 0 > $ASLR	# the runs' libraries where the recorded run had them
+replay_quiet replay 160m
 PSZ=$(getconf PAGESIZE)
 MAXO=$(info max_order)
 ORDERS="0 1 4 $MAXO"

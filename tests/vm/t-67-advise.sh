@@ -14,13 +14,8 @@
 WORK=$(mktemp -d /var/tmp/mmt-advise.XXXXXX)
 CTL=${MMT_MMTUNECTL:-$MMT_TOP/userspace/mmtunectl}
 MMS=$MMT_TOP/userspace/mmstress
-THP=/sys/kernel/mm/transparent_hugepage/enabled
-THP_WAS=$(sed -n 's/.*\[\(.*\)\].*/\1/p' $THP 2>/dev/null)
-ASLR=/proc/sys/kernel/randomize_va_space
-ASLR_WAS=$(cat $ASLR)
 cleanup() {
-	[ -n "$THP_WAS" ] && echo "$THP_WAS" > $THP
-	echo "$ASLR_WAS" > $ASLR
+	replay_loud
 	[ -w $MMT/usefulness_enable ] && echo 0 > $MMT/usefulness_enable 2>/dev/null
 	[ -w $MMT/policy ] && echo clear > $MMT/policy 2>/dev/null
 	umount "$WORK" 2>/dev/null
@@ -34,9 +29,7 @@ need_cgroup2
 
 unload_module
 load_module || { fail "insmod"; exit 1; }
-mount -t tmpfs -o size=200m,huge=never mmt-advise "$WORK" || { fail "tmpfs"; exit 1; }
-[ -n "$THP_WAS" ] && echo never > $THP
-echo 0 > $ASLR
+replay_quiet advise 200m
 [ "$(order)" -ge 1 ] || echo 4 > $MMT/fault_around_order
 echo "# page size $(getconf PAGESIZE), kernel order $(order), max order $(info max_order)"
 
