@@ -664,33 +664,68 @@ static void fa_exit(void)
 	mutex_unlock(&fa_lock);
 }
 
-static void fa_info(struct seq_file *m)
+MMTUNE_INFO_SHOW(fa_reason, "%s", fa_reason)
+MMTUNE_INFO_SHOW(fa_symbol, "%s", fa_symbol)
+
+/*
+ * No symbol tells whether the kernel maps a whole large folio per fault
+ * (7.x does in finish_fault and filemap_map_folio_range, and its ext4
+ * caches files in large folios), so say what holds on every kernel
+ * rather than guess from the version.
+ */
+static ssize_t fa_scope_show(char *buf, unsigned int arg)
 {
+	return sysfs_emit(buf, "%s\n",
+			  "files in small folios (tmpfs without huge=); a file in large folios may be mapped a whole folio per fault");
+}
+
+enum {
+	FA_INFO_LOADED, FA_INFO_ORDER, FA_INFO_BYTES, FA_INFO_BASE, FA_INFO_BASE_BY
+};
+
+/*
+ * The orders, after a look for a write to the kernel's own file: none
+ * when that look fails, and only loaded_order ("unavailable") when
+ * fault-around is not there.
+ */
+static ssize_t fa_order_show(char *buf, unsigned int what)
+{
+	ssize_t ret = -ENODATA;
 	u64 bytes;
 
-	seq_printf(m, "fault_around: %s\n", fa_reason);
-	seq_printf(m, "fault_around_symbol: %s\n", fa_symbol);
-	/*
-	 * No symbol tells whether the kernel maps a whole large folio per
-	 * fault (7.x does in finish_fault and filemap_map_folio_range, and
-	 * its ext4 caches files in large folios), so say what holds on
-	 * every kernel rather than guess from the version.
-	 */
-	seq_puts(m, "order_scope: files in small folios (tmpfs without huge=); a file in large folios may be mapped a whole folio per fault\n");
 	mutex_lock(&fa_lock);
 	if (fa_state != FA_READY) {
-		seq_puts(m, "loaded_order: unavailable\n");
+		if (what == FA_INFO_LOADED)
+			ret = sysfs_emit(buf, "unavailable\n");
 	} else if (!fa_sync_locked(&bytes)) {
-		seq_printf(m, "loaded_order: %u\n", loaded_order);
-		seq_printf(m, "order: %u\n", bytes_to_order(bytes));
-		seq_printf(m, "fault_around_bytes: %llu\n", bytes);
-		seq_printf(m, "base_order: %u\n", mmtune_fa_base);
-		seq_printf(m, "base_set_by: %s\n",
-			   fa_base_ours ? "mmtune (unload restores loaded_order)" :
-			   "kernel (stays at unload)");
+		if (what == FA_INFO_LOADED)
+			ret = sysfs_emit(buf, "%u\n", loaded_order);
+		else if (what == FA_INFO_ORDER)
+			ret = sysfs_emit(buf, "%u\n", bytes_to_order(bytes));
+		else if (what == FA_INFO_BYTES)
+			ret = sysfs_emit(buf, "%llu\n", bytes);
+		else if (what == FA_INFO_BASE)
+			ret = sysfs_emit(buf, "%u\n", mmtune_fa_base);
+		else
+			ret = sysfs_emit(buf, "%s\n", fa_base_ours ?
+					 "mmtune (unload restores loaded_order)" :
+					 "kernel (stays at unload)");
 	}
 	mutex_unlock(&fa_lock);
+	return ret;
 }
+
+static const struct mmtune_info fa_info[] = {
+	{ "fault_around", fa_reason_show },
+	{ "fault_around_symbol", fa_symbol_show },
+	{ "order_scope", fa_scope_show },
+	{ "loaded_order", fa_order_show, FA_INFO_LOADED },
+	{ "order", fa_order_show, FA_INFO_ORDER },
+	{ "fault_around_bytes", fa_order_show, FA_INFO_BYTES },
+	{ "base_order", fa_order_show, FA_INFO_BASE },
+	{ "base_set_by", fa_order_show, FA_INFO_BASE_BY },
+	{ }
+};
 
 const struct mmtune_feature mmtune_fault_around_feature = {
 	.name	= "fault_around",

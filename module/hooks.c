@@ -23,6 +23,7 @@
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/string.h>
+#include <linux/sysfs.h>
 
 #include "mmtune.h"
 #include "compat/ftrace_direct.h"
@@ -575,41 +576,76 @@ static const char *const state_names[] = {
 	[MMT_HOOK_UNAVAILABLE] = "unavailable",
 };
 
-/* "hook_NAME: STATE (MECHANISM[ SYMBOL][, NOTE])", or "(REASON)". */
-static void hook_info(struct seq_file *m, const struct mmtune_hook *h)
+/* hook_NAME: "STATE (MECHANISM[ SYMBOL][, NOTE])", or "STATE (REASON)" */
+static ssize_t hook_show(char *buf, unsigned int id)
 {
-	enum mmtune_hook_state st = h->state;
-	const char *note = h->note;
-
-	seq_printf(m, "hook_%s: %s", h->name, state_names[st]);
-	if (st == MMT_HOOK_UNAVAILABLE) {
-		seq_printf(m, " (%s)\n", h->reason);
-		return;
-	}
-	if (h->user_note)
-		note = h->user_note;
-	seq_printf(m, " (%s%s %s%s%s%s%s)\n", hook_mech_names[h->mech],
-		   h->direct ? " direct" : "",
-		   h->symbol ? h->symbol : "mmtune_selftest_target",
-		   *note ? ", " : "", note,
-		   *h->direct_note ? ", " : "", h->direct_note);
-}
-
-void mmtune_hooks_info(struct seq_file *m)
-{
-	unsigned int i;
+	const struct mmtune_hook *h = &hooks[id];
+	const char *note;
+	ssize_t len;
 
 	mutex_lock(&hooks_lock);
-	for (i = 0; i < ARRAY_SIZE(hooks); i++)
-		hook_info(m, &hooks[i]);
-	if (hooks[MMT_HOOK_SELFTEST].placed)
-		seq_printf(m, "hook_args: %s\n",
-			   !args_read ? "unverified (self-test handler saw other arguments)" :
-			   args_written ? "read+write verified" :
-			   "read verified, write unsupported");
-	seq_printf(m, "fault_around_callers: %u\n", hooks_nr_fa_callers());
-	seq_printf(m, "ftrace_enabled_guard: %s\n", nr_permanent ?
-		   "on (rules exist: kernel.ftrace_enabled=0 is refused)" :
-		   "off");
+	note = h->user_note ? h->user_note : h->note;
+	if (h->state == MMT_HOOK_UNAVAILABLE)
+		len = sysfs_emit(buf, "%s (%s)\n", state_names[h->state],
+				 h->reason);
+	else
+		len = sysfs_emit(buf, "%s (%s%s %s%s%s%s%s)\n",
+				 state_names[h->state], hook_mech_names[h->mech],
+				 h->direct ? " direct" : "",
+				 h->symbol ? h->symbol : "mmtune_selftest_target",
+				 *note ? ", " : "", note,
+				 *h->direct_note ? ", " : "", h->direct_note);
 	mutex_unlock(&hooks_lock);
+	return len;
 }
+
+/* what the last self-test proved of the arguments: none before one */
+static ssize_t hook_args_show(char *buf, unsigned int arg)
+{
+	ssize_t len = -ENODATA;
+
+	mutex_lock(&hooks_lock);
+	if (hooks[MMT_HOOK_SELFTEST].placed)
+		len = sysfs_emit(buf, "%s\n",
+				 !args_read ? "unverified (self-test handler saw other arguments)" :
+				 args_written ? "read+write verified" :
+				 "read verified, write unsupported");
+	mutex_unlock(&hooks_lock);
+	return len;
+}
+
+static ssize_t fa_callers_show(char *buf, unsigned int arg)
+{
+	ssize_t len;
+
+	mutex_lock(&hooks_lock);
+	len = sysfs_emit(buf, "%u\n", hooks_nr_fa_callers());
+	mutex_unlock(&hooks_lock);
+	return len;
+}
+
+static ssize_t ftrace_guard_show(char *buf, unsigned int arg)
+{
+	ssize_t len;
+
+	mutex_lock(&hooks_lock);
+	len = sysfs_emit(buf, "%s\n", nr_permanent ?
+			 "on (rules exist: kernel.ftrace_enabled=0 is refused)" :
+			 "off");
+	mutex_unlock(&hooks_lock);
+	return len;
+}
+
+/* A hook's name is hooks_table.c's with "hook_", in hooks[]' order. */
+const struct mmtune_info mmtune_hooks_info[] = {
+	{ "hook_filemap_map_pages", hook_show, MMT_HOOK_FAULT_AROUND },
+	{ "hook_set_pte", hook_show, MMT_HOOK_SET_PTE },
+	{ "hook_handle_mm_fault_return", hook_show, MMT_HOOK_LATENCY },
+	{ "hook_map_pages_return", hook_show, MMT_HOOK_MAP_RETURN },
+	{ "hook_zap", hook_show, MMT_HOOK_ZAP },
+	{ "hook_selftest", hook_show, MMT_HOOK_SELFTEST },
+	{ "hook_args", hook_args_show },
+	{ "fault_around_callers", fa_callers_show },
+	{ "ftrace_enabled_guard", ftrace_guard_show },
+	{ }
+};

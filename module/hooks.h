@@ -14,7 +14,6 @@
 #define MMTUNE_HOOKS_H
 
 #include <linux/kprobes.h>
-#include <linux/seq_file.h>
 #include <linux/types.h>
 
 struct vm_fault;
@@ -123,7 +122,6 @@ void mmtune_direct_st_entry(unsigned long *arg);
 /* main.c: before and after every feature. */
 int mmtune_hooks_init(void);
 void mmtune_hooks_exit(void);
-void mmtune_hooks_info(struct seq_file *m);
 
 /*
  * Places what @u wants (a hook that cannot be placed is marked unavailable

@@ -302,12 +302,21 @@ void mmtune_live_poll(struct policy_set *set, const unsigned long *ids,
 		live_max_ns = ns;
 }
 
-void mmtune_live_info(struct seq_file *m)
+/* The poll's counts, since load (policy_lock held) */
+u64 mmtune_live_count(enum mmtune_live_count what)
 {
-	seq_printf(m, "policy_live_passes: %llu\n", live_passes);
-	seq_printf(m, "policy_live_slots: %llu\n", live_slots);
-	seq_printf(m, "policy_live_busy: %llu\n", live_busy);
-	seq_printf(m, "policy_live_poll_max_us: %llu\n", div_u64(live_max_ns, 1000));
-	seq_printf(m, "policy_live_scanned: %llu\n", live_scanned);
-	seq_printf(m, "policy_live_scan_rcu_max: %u\n", live_scan_max);
+	switch (what) {
+	case MMT_LIVE_PASSES:
+		return live_passes;
+	case MMT_LIVE_SLOTS:
+		return live_slots;
+	case MMT_LIVE_BUSY:
+		return live_busy;
+	case MMT_LIVE_POLL_MAX_US:
+		return div_u64(live_max_ns, 1000);
+	case MMT_LIVE_SCANNED:
+		return live_scanned;
+	default:
+		return live_scan_max;
+	}
 }

@@ -6,10 +6,12 @@
  * unloading restores what was found at load and removes every hook.
  */
 #include <linux/debugfs.h>
+#include <linux/gfp.h>
 #include <linux/kernel.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/seq_file.h>
+#include <linux/sysfs.h>
 
 #include "mmtune.h"
 #include "hooks.h"
@@ -33,30 +35,78 @@ static const struct mmtune_feature *const features[] = {
 static struct dentry *mmtune_dir;
 static int features_up;
 
-/* features_up only grows during init, before any file exists. */
-static void mmtune_info_show(struct seq_file *m)
-{
-	int i;
+MMTUNE_INFO_SHOW(version, "%s", MMTUNE_VERSION)
+MMTUNE_INFO_SHOW(arch, "%s", mmtune_arch_name())
+MMTUNE_INFO_SHOW(page_size, "%lu", PAGE_SIZE)
+MMTUNE_INFO_SHOW(ptrs_per_pte, "%lu", (unsigned long)PTRS_PER_PTE)
+MMTUNE_INFO_SHOW(max_order, "%u", mmtune_max_order())
+MMTUNE_INFO_SHOW(default_order, "%u", mmtune_default_order())
+MMTUNE_INFO_SHOW(pfn_valid, "%s", mmtune_pfn_valid_kind())
 
-	seq_printf(m, "version: %s\n", MMTUNE_VERSION);
-	seq_printf(m, "arch: %s\n", mmtune_arch_name());
-	seq_printf(m, "page_size: %lu\n", PAGE_SIZE);
-	seq_printf(m, "ptrs_per_pte: %lu\n", (unsigned long)PTRS_PER_PTE);
-	seq_printf(m, "max_order: %u\n", mmtune_max_order());
-	seq_printf(m, "default_order: %u\n", mmtune_default_order());
-	seq_printf(m, "pfn_valid: %s\n", mmtune_pfn_valid_kind());
-	mmtune_symbols_info(m);
-	for (i = 0; i < features_up; i++)
-		if (features[i]->info)
-			features[i]->info(m);
+/* info's values before the features': the module's and the kernel's */
+static const struct mmtune_info main_info[] = {
+	{ "version", version_show },
+	{ "arch", arch_show },
+	{ "page_size", page_size_show },
+	{ "ptrs_per_pte", ptrs_per_pte_show },
+	{ "max_order", max_order_show },
+	{ "default_order", default_order_show },
+	{ "pfn_valid", pfn_valid_show },
+	{ .more = mmtune_symbols_info },
+	{ }
+};
+
+/* A "NAME: value" line per value of @v that has one now; @buf: a page. */
+static void info_lines(struct seq_file *m, const struct mmtune_info *v,
+		       char *buf)
+{
+	ssize_t len;
+
+	for (; v->name || v->more; v++) {
+		if (!v->name) {
+			info_lines(m, v->more, buf);
+			continue;
+		}
+		len = v->show(buf, v->arg);
+		if (len > 1)
+			seq_printf(m, "%s: %s", v->name, buf);
+		else if (len >= 0)
+			seq_printf(m, "%s:\n", v->name);
+	}
 }
 
+/* features_up only grows during init, before any file exists. */
 static int info_show(struct seq_file *m, void *v)
 {
-	mmtune_info_show(m);
+	char *buf = (char *)__get_free_page(GFP_KERNEL);
+	int i;
+
+	if (!buf)
+		return -ENOMEM;
+	info_lines(m, main_info, buf);
+	for (i = 0; i < features_up; i++)
+		if (features[i]->info)
+			info_lines(m, features[i]->info, buf);
+	free_page((unsigned long)buf);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(info);
+
+/*
+ * sysfs info/@name's value (sysfs.c), or NULL.  Every feature's table is
+ * searched: sysfs.c looks its files' values up at its init, before
+ * features_up counts it, and a search shows nothing.
+ */
+static const struct mmtune_info *info_find(const char *name)
+{
+	const struct mmtune_info *v = mmtune_info_find(main_info, name);
+	unsigned int i;
+
+	for (i = 0; !v && i < ARRAY_SIZE(features); i++)
+		if (features[i]->info)
+			v = mmtune_info_find(features[i]->info, name);
+	return v;
+}
 
 static void features_down(void)
 {
@@ -85,8 +135,7 @@ static int __init mmtune_init(void)
 	 * Without debugfs (disabled, or refused under lockdown) the module
 	 * still works through its parameter; the files are then simply absent.
 	 */
-	mmtune_sysfs_info_source(mmtune_info_show);
-	mmtune_sysfs_bench_source(mmtune_pfn_valid_bench_show);
+	mmtune_sysfs_values(info_find, mmtune_pfn_valid_bench_info);
 	mmtune_dir = debugfs_create_dir("mmtune", NULL);
 	if (IS_ERR(mmtune_dir))
 		pr_info("no debugfs (%ld): only the module parameter is available\n",

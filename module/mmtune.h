@@ -22,16 +22,42 @@ struct mmtune_pcpu_stats;
 #define mmtune_param_desc(name, desc)	MODULE_PARM_DESC(name, desc)
 
 /*
+ * One value of the module's state, shown by debugfs info as its line
+ * "NAME: value" and, when mmtune_abi.h's mmt_abi_info lists NAME, by
+ * sysfs info/NAME.  @show writes the value and a newline into a page,
+ * as a sysfs show does (sysfs_emit()), and returns its length (given
+ * @arg, the entry's own), or -ENODATA when there is none, now or on this
+ * kernel: then info has no line and sysfs reads "unavailable".  An empty
+ * value (a list of nothing: the newline alone) is the line "NAME:",
+ * which has no value for sysfs either.  A table ends with an empty
+ * entry; an entry with only @more stands for that table's values.
+ */
+struct mmtune_info {
+	const char *name;
+	ssize_t (*show)(char *buf, unsigned int arg);
+	unsigned int arg;
+	const struct mmtune_info *more;
+};
+
+/* @name_show: the show of a value that is one printf of what is at hand */
+#define MMTUNE_INFO_SHOW(name, fmt, ...)				\
+static ssize_t name##_show(char *buf, unsigned int arg)			\
+{									\
+	return sysfs_emit(buf, fmt "\n", __VA_ARGS__);			\
+}
+
+/*
  * One part of the module.  main.c keeps a table of these, brings them up
  * in order and takes them down in reverse, also when a later init fails.
  * @init may leave its feature off (and say why in @info) instead of
  * failing: only a reason that makes the whole module pointless fails it.
+ * @info is the feature's values, in the order info shows them.
  */
 struct mmtune_feature {
 	const char *name;
 	int (*init)(struct dentry *dir);
 	void (*exit)(void);
-	void (*info)(struct seq_file *m);
+	const struct mmtune_info *info;
 };
 
 /*
@@ -59,19 +85,22 @@ ssize_t mmtune_read_bool(char __user *ubuf, size_t count, loff_t *ppos,
 int mmtune_kernel_write_allowed(const char *what);
 
 /*
- * sysfs.c: /sys/kernel/mm/mmtune/, read-only state; last feature up.  Its
- * info/ shows the text of debugfs info, which main.c hands it (so that
- * sysfs.c need not call into main.c, which lists it as a feature).
+ * sysfs.c: /sys/kernel/mm/mmtune/, read-only state; last feature up.
+ * main.c hands it how to find info's values by name (main.c's own and
+ * the features', so that sysfs.c need not call into main.c, which lists
+ * it as a feature) and pfn_valid/'s values, the last bench's.
  */
 extern const struct mmtune_feature mmtune_sysfs_feature;
-void mmtune_sysfs_info_source(void (*show)(struct seq_file *m));
-/* The same for pfn_valid/: debugfs pfn_valid/bench's text. */
-void mmtune_sysfs_bench_source(void (*show)(struct seq_file *m));
+void mmtune_sysfs_values(const struct mmtune_info *(*info)(const char *name),
+			 const struct mmtune_info *bench);
+/* @table's value named @name (also in its @more tables), or NULL */
+const struct mmtune_info *mmtune_info_find(const struct mmtune_info *table,
+					   const char *name);
 
 /* symbols.c: kernel symbols the kernel does not export to modules. */
 int mmtune_symbols_init(void);
 void mmtune_symbols_done(void);
-void mmtune_symbols_info(struct seq_file *m);
+extern const struct mmtune_info mmtune_symbols_info[];
 unsigned long mmtune_lookup_name(const char *name);
 unsigned long mmtune_lookup_func(const char *name);
 unsigned long mmtune_lookup_callable(const char *name);
@@ -118,6 +147,9 @@ void mmtune_fa_sync(void);
 int mmtune_parse_order(const char *buf, unsigned int *order);
 bool mmtune_fa_available(void);
 
+/* hooks.c (hooks.h): the hooks' values of info, which stats.c shows */
+extern const struct mmtune_info mmtune_hooks_info[];
+
 /* stats.c: fault-path counters and latency (stats.h), users of hooks.h. */
 extern const struct mmtune_feature mmtune_stats_feature;
 void mmtune_stats_snapshot(struct mmtune_pcpu_stats *s, unsigned long *missed);
@@ -153,7 +185,7 @@ extern const struct mmtune_feature mmtune_trace_feature;
 
 /* pfn_valid/: strategies, bench, cross-check, override (pfn_valid_bench.c). */
 extern const struct mmtune_feature mmtune_pfn_valid_feature;
-/* debugfs pfn_valid/bench's text, which main.c hands to sysfs pfn_valid/ */
-void mmtune_pfn_valid_bench_show(struct seq_file *m);
+/* sysfs pfn_valid/'s values, the last bench's, which main.c hands sysfs.c */
+extern const struct mmtune_info mmtune_pfn_valid_bench_info[];
 
 #endif /* MMTUNE_H */

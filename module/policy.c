@@ -45,9 +45,9 @@
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
-#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/sysfs.h>
 #include <linux/workqueue.h>
 
 #include "mmtune.h"
@@ -281,28 +281,71 @@ void policy_core_exit(void)
 	mmtune_auto_exit();
 }
 
-void policy_core_info(struct seq_file *m)
+MMTUNE_INFO_SHOW(policy_reason, "%s", policy_reason)
+
+enum {
+	POL_RULES, POL_MAX_RULES, POL_DEFAULT_ORDER, POL_KERNEL_ORDER,
+	POL_CGROUP_FOLLOW, POL_AUTO_CHANGES, POL_AUTO_LOST,
+	POL_LIVE,	/* + enum mmtune_live_count */
+};
+
+/* Of the set now: the base and the kernel's order, none without rules. */
+static ssize_t policy_orders_show(char *buf, unsigned int what,
+				  const struct policy_set *set)
 {
-	struct policy_set *set;
 	unsigned int base, live;
 
-	seq_printf(m, "policy: %s\n", policy_reason);
+	if (!set || mmtune_fa_get_order(&base) ||
+	    mmtune_fa_kernel_order(&live))
+		return -ENODATA;
+	return sysfs_emit(buf, "%u\n", what == POL_DEFAULT_ORDER ? base : live);
+}
+
+/* The policy's values: none while it cannot be on (policy_reason says). */
+static ssize_t policy_show(char *buf, unsigned int what)
+{
+	const struct policy_set *set;
+	ssize_t len;
+
 	if (!policy_ready)
-		return;
+		return -ENODATA;
 	mutex_lock(&policy_lock);
 	set = rcu_dereference_protected(policy_active, lockdep_is_held(&policy_lock));
-	seq_printf(m, "policy_rules: %u\n", set ? set->nr : 0);
-	seq_printf(m, "policy_max_rules: %u\n", POLICY_MAX_RULES);
-	if (set && !mmtune_fa_get_order(&base) &&
-	    !mmtune_fa_kernel_order(&live)) {
-		seq_printf(m, "policy_default_order: %u\n", base);
-		seq_printf(m, "policy_kernel_order: %u\n", live);
-	}
-	seq_printf(m, "policy_cgroup_follow: %s\n",
-		   policy_cgroup_watching() ? "tracepoints" :
-		   set && set->nr_cgroup ? "poll" : "off");
-	seq_printf(m, "policy_auto_changes: %llu\n", mmtune_auto_changes());
-	seq_printf(m, "policy_auto_lost: %llu\n", mmtune_auto_lost());
-	mmtune_live_info(m);
+	if (what == POL_RULES)
+		len = sysfs_emit(buf, "%u\n", set ? set->nr : 0);
+	else if (what == POL_MAX_RULES)
+		len = sysfs_emit(buf, "%u\n", POLICY_MAX_RULES);
+	else if (what == POL_DEFAULT_ORDER || what == POL_KERNEL_ORDER)
+		len = policy_orders_show(buf, what, set);
+	else if (what == POL_CGROUP_FOLLOW)
+		len = sysfs_emit(buf, "%s\n", policy_cgroup_watching() ? "tracepoints" :
+				 set && set->nr_cgroup ? "poll" : "off");
+	else if (what == POL_AUTO_CHANGES)
+		len = sysfs_emit(buf, "%llu\n", mmtune_auto_changes());
+	else if (what == POL_AUTO_LOST)
+		len = sysfs_emit(buf, "%llu\n", mmtune_auto_lost());
+	else
+		len = sysfs_emit(buf, "%llu\n", mmtune_live_count(what - POL_LIVE));
 	mutex_unlock(&policy_lock);
+	return len;
 }
+
+const struct mmtune_info policy_core_info[] = {
+	{ "policy", policy_reason_show },
+	{ "policy_rules", policy_show, POL_RULES },
+	{ "policy_max_rules", policy_show, POL_MAX_RULES },
+	{ "policy_default_order", policy_show, POL_DEFAULT_ORDER },
+	{ "policy_kernel_order", policy_show, POL_KERNEL_ORDER },
+	{ "policy_cgroup_follow", policy_show, POL_CGROUP_FOLLOW },
+	{ "policy_auto_changes", policy_show, POL_AUTO_CHANGES },
+	{ "policy_auto_lost", policy_show, POL_AUTO_LOST },
+	{ "policy_live_passes", policy_show, POL_LIVE + MMT_LIVE_PASSES },
+	{ "policy_live_slots", policy_show, POL_LIVE + MMT_LIVE_SLOTS },
+	{ "policy_live_busy", policy_show, POL_LIVE + MMT_LIVE_BUSY },
+	{ "policy_live_poll_max_us", policy_show,
+	  POL_LIVE + MMT_LIVE_POLL_MAX_US },
+	{ "policy_live_scanned", policy_show, POL_LIVE + MMT_LIVE_SCANNED },
+	{ "policy_live_scan_rcu_max", policy_show,
+	  POL_LIVE + MMT_LIVE_SCAN_RCU_MAX },
+	{ }
+};

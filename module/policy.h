@@ -124,7 +124,7 @@ int policy_install_locked(struct policy_set *set,
 			  const struct policy_set *cur, bool clear);
 int policy_core_init(void);
 void policy_core_exit(void);
-void policy_core_info(struct seq_file *m);
+extern const struct mmtune_info policy_core_info[];	/* info's values */
 
 /* policy_cgroup.c: cgroup= rules following their path */
 bool policy_cgroup_follow(struct policy_set *set);

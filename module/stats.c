@@ -719,13 +719,18 @@ static void stats_exit(void)
 	mmtune_pcpu = NULL;
 }
 
-static void stats_info(struct seq_file *m)
-{
-	seq_printf(m, "stats_enable: %d\n", stats_enabled());
-	seq_printf(m, "latency_enable: %d\n", stats_latency_wanted());
-	seq_printf(m, "mapped_enable: %d\n", READ_ONCE(opts[OPT_MAPPED].on));
-	mmtune_hooks_info(m);
-}
+MMTUNE_INFO_SHOW(stats_enable, "%d", stats_enabled())
+MMTUNE_INFO_SHOW(latency_enable, "%d", stats_latency_wanted())
+MMTUNE_INFO_SHOW(mapped_enable, "%d", READ_ONCE(opts[OPT_MAPPED].on))
+
+/* the switches, then the hooks they place */
+static const struct mmtune_info stats_info[] = {
+	{ "stats_enable", stats_enable_show },
+	{ "latency_enable", latency_enable_show },
+	{ "mapped_enable", mapped_enable_show },
+	{ .more = mmtune_hooks_info },
+	{ }
+};
 
 const struct mmtune_feature mmtune_stats_feature = {
 	.name	= "stats",

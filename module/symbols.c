@@ -37,6 +37,7 @@
 #include <linux/list.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/sysfs.h>
 #include <linux/uaccess.h>
 
 #include "mmtune.h"
@@ -397,25 +398,44 @@ unsigned long mmtune_lookup_callable(const char *name)
 }
 
 /*
- * info lines:
+ * info's values:
  *   ibt: yes|no                     kernel built with CONFIG_X86_KERNEL_IBT
  *   indirect_calls: NAME...         kernel functions called through a pointer
  *   indirect_call_checks: NAME=CHECK...  each one's entry check
  *   symbol_lookups: N (M kprobes registered)
  */
-void mmtune_symbols_info(struct seq_file *m)
+MMTUNE_INFO_SHOW(ibt, "%s", IS_ENABLED(CONFIG_X86_KERNEL_IBT) ? "yes" : "no")
+
+static ssize_t indirect_calls_show(char *buf, unsigned int arg)
 {
 	unsigned int i;
+	ssize_t len = 0;
 
-	seq_printf(m, "ibt: %s\n",
-		   IS_ENABLED(CONFIG_X86_KERNEL_IBT) ? "yes" : "no");
-	seq_puts(m, "indirect_calls:");
 	for (i = 0; i < nr_callables; i++)
 		if (callables[i].ok)
-			seq_printf(m, " %s", callables[i].name);
-	seq_puts(m, "\nindirect_call_checks:");
-	for (i = 0; i < nr_callables; i++)
-		seq_printf(m, " %s=%s", callables[i].name, callables[i].check);
-	seq_printf(m, "\nsymbol_lookups: %u (%u kprobes registered)\n",
-		   nr_lookups, nr_registered);
+			len += sysfs_emit_at(buf, len, "%s%s", len ? " " : "",
+					     callables[i].name);
+	return len + sysfs_emit_at(buf, len, "\n");
 }
+
+static ssize_t indirect_call_checks_show(char *buf, unsigned int arg)
+{
+	unsigned int i;
+	ssize_t len = 0;
+
+	for (i = 0; i < nr_callables; i++)
+		len += sysfs_emit_at(buf, len, "%s%s=%s", len ? " " : "",
+				     callables[i].name, callables[i].check);
+	return len + sysfs_emit_at(buf, len, "\n");
+}
+
+MMTUNE_INFO_SHOW(symbol_lookups, "%u (%u kprobes registered)", nr_lookups,
+		 nr_registered)
+
+const struct mmtune_info mmtune_symbols_info[] = {
+	{ "ibt", ibt_show },
+	{ "indirect_calls", indirect_calls_show },
+	{ "indirect_call_checks", indirect_call_checks_show },
+	{ "symbol_lookups", symbol_lookups_show },
+	{ }
+};

@@ -5,12 +5,16 @@
  * in the place lockdown leaves readable.  The names are mmtune_abi.h's,
  * the contract docs/ABI/.
  *
- *   info/NAME        the value of debugfs info's "NAME: value" line
+ *   info/NAME        the value debugfs info shows as "NAME: value"
  *   stats/NAME       a counter of debugfs stats
  *   latency/         the histogram of debugfs latency: state, samples,
  *                    and three arrays of MMT_LAT_BUCKETS numbers
  *   policy/          the rule count and the per-rule counters
  *   pfn_valid/       the last bench of debugfs pfn_valid/bench
+ *
+ * info/ and pfn_valid/ show struct mmtune_info values, each read by its
+ * own show, as debugfs info renders them: no text is rendered to be cut
+ * up here.
  *
  * The directory hangs off the kernel's own /sys/kernel/mm kobject,
  * mm_kobj.  Not every kernel exports it to modules, so it is looked up
@@ -20,14 +24,10 @@
  * feature is brought up last and taken down first: no file can outlive
  * what it shows.
  */
-#include <linux/capability.h>
-#include <linux/jiffies.h>
 #include <linux/kernel.h>
 #include <linux/kernfs.h>
 #include <linux/kobject.h>
 #include <linux/mm.h>
-#include <linux/mutex.h>
-#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
@@ -37,101 +37,92 @@
 #include "hooks.h"
 #include "stats.h"
 
-#define SEQ_TEXT_MAX	(64 * 1024)	/* room for info or the bench */
-
 static struct kobject *mmt_kobj;
 static char sysfs_reason[96] = "off: not initialised";
 
-/* Render @show into a buffer the caller kvfree()s; NULL without memory. */
-static char *seq_text(void (*show)(struct seq_file *m), size_t *len)
-{
-	struct seq_file m = { };
+/* From main.c, set before any feature is up: see mmtune_sysfs_values(). */
+static const struct mmtune_info *(*info_find)(const char *name);
+static const struct mmtune_info *bench_values;
 
-	m.size = SEQ_TEXT_MAX;
-	m.buf = kvmalloc(m.size, GFP_KERNEL);
-	if (!m.buf)
-		return NULL;
-	show(&m);
-	*len = min(m.count, m.size);
-	return m.buf;
+void mmtune_sysfs_values(const struct mmtune_info *(*info)(const char *name),
+			 const struct mmtune_info *bench)
+{
+	info_find = info;
+	bench_values = bench;
 }
 
-/* The value of @text's "@key: value" line, or "unavailable". */
-static ssize_t text_value(const char *text, size_t len, const char *key,
-			  char *buf)
+const struct mmtune_info *mmtune_info_find(const struct mmtune_info *table,
+					   const char *name)
 {
-	size_t klen = strlen(key);
-	const char *p, *end, *nl;
-	ssize_t ret = 0;
+	const struct mmtune_info *v, *found;
 
-	for (p = text, end = text + len; p < end && !ret; p = nl + 1) {
-		nl = memchr(p, '\n', end - p);
-		if (!nl)
-			nl = end;
-		if (nl - p >= klen + 2 && !memcmp(p, key, klen) &&
-		    p[klen] == ':' && p[klen + 1] == ' ')
-			ret = sysfs_emit(buf, "%.*s\n", (int)(nl - p - klen - 2),
-					 p + klen + 2);
+	for (v = table; v->name || v->more; v++) {
+		if (!v->name)
+			found = mmtune_info_find(v->more, name);
+		else
+			found = strcmp(v->name, name) ? NULL : v;
+		if (found)
+			return found;
 	}
-	return ret ? ret : sysfs_emit(buf, "unavailable\n");
+	return NULL;
 }
 
-/* The value of @show's "@key: value" line, or "unavailable". */
-static ssize_t seq_value(void (*show)(struct seq_file *m), const char *key,
-			 char *buf)
-{
-	size_t len;
-	ssize_t ret;
-	char *text;
-
-	text = seq_text(show, &len);
-	if (!text)
-		return -ENOMEM;
-	ret = text_value(text, len, key, buf);
-	kvfree(text);
-	return ret;
-}
-
-/* ---- info/ */
-
-/* debugfs info's text, from main.c: set before any feature is up */
-static void (*info_source)(struct seq_file *m);
-
-void mmtune_sysfs_info_source(void (*show)(struct seq_file *m))
-{
-	info_source = show;
-}
+/* ---- info/, pfn_valid/ */
 
 /*
- * info/ is world-readable, and rendering info takes every feature's
- * lock: a user without CAP_SYS_ADMIN gets the text as rendered at most a
- * tenth of a second ago, so reading in a loop cannot hold root's writes
- * back more than ten renders a second.
+ * A file of info/ or pfn_valid/: its value, NULL where this kernel has
+ * none.  Resolved once, when the tree is built.
  */
-#define INFO_CACHE_AGE	(HZ / 10)
+struct value_attr {
+	struct kobj_attribute attr;
+	const struct mmtune_info *value;
+};
 
-static DEFINE_MUTEX(info_cache_lock);
-static char *info_cache;		/* under info_cache_lock */
-static size_t info_cache_len;
-static unsigned long info_cache_at;
+/*
+ * The value, "unavailable" where there is none.  In info/ an empty
+ * value is none too: its line "NAME:" has no value.
+ *
+ * Both are world-readable, and no read is rate-limited: a value's show
+ * takes only the lock its own state is under (the policy's orders that
+ * and fault-around's), briefly, as policy/'s files and the parameters'
+ * reads do.  A reader waits while root holds the lock (a bench, up to
+ * seconds); it holds no writer back longer than one show.  (info/ was
+ * cut out of debugfs info's whole text, which took every feature's lock:
+ * then a reader without CAP_SYS_ADMIN got a text up to 0.1 s old.)
+ */
+static ssize_t value_show(struct kobj_attribute *attr, char *buf,
+			  bool empty_is_none)
+{
+	const struct mmtune_info *v = container_of(attr, struct value_attr,
+						   attr)->value;
+	ssize_t len = v ? v->show(buf, v->arg) : -ENODATA;
+
+	if (len == -ENODATA || (len <= 1 && empty_is_none))
+		return sysfs_emit(buf, "unavailable\n");
+	return len;
+}
 
 static ssize_t info_show(struct kobject *kobj, struct kobj_attribute *attr,
 			 char *buf)
 {
-	ssize_t ret = -ENOMEM;
+	return value_show(attr, buf, true);
+}
 
-	if (capable(CAP_SYS_ADMIN))
-		return seq_value(info_source, attr->attr.name, buf);
-	mutex_lock(&info_cache_lock);
-	if (!info_cache || time_after(jiffies, info_cache_at + INFO_CACHE_AGE)) {
-		kvfree(info_cache);
-		info_cache = seq_text(info_source, &info_cache_len);
-		info_cache_at = jiffies;
-	}
-	if (info_cache)
-		ret = text_value(info_cache, info_cache_len, attr->attr.name, buf);
-	mutex_unlock(&info_cache_lock);
-	return ret;
+/* an empty list is a bench's table before any bench: an empty line */
+static ssize_t pfv_show(struct kobject *kobj, struct kobj_attribute *attr,
+			char *buf)
+{
+	return value_show(attr, buf, false);
+}
+
+static const struct mmtune_info *info_value(const char *name)
+{
+	return info_find(name);
+}
+
+static const struct mmtune_info *bench_value(const char *name)
+{
+	return mmtune_info_find(bench_values, name);
 }
 
 /* ---- stats/ */
@@ -236,74 +227,12 @@ static ssize_t pol_show(struct kobject *kobj, struct kobj_attribute *attr,
 	return mmtune_policy_sysfs(attr->attr.name, buf);
 }
 
-/* ---- pfn_valid/ */
-
-/*
- * debugfs pfn_valid/bench's text, from main.c: set before any feature is
- * up, so that this file names nothing of pfn_valid/'s, whose folder shares
- * only the module's general parts.
- */
-static void (*bench_source)(struct seq_file *m);
-
-void mmtune_sysfs_bench_source(void (*show)(struct seq_file *m))
-{
-	bench_source = show;
-}
-
-/*
- * Column @col of the bench's table rows (the lines after its "impl ..."
- * header), space-separated, one per strategy benched.
- */
-static ssize_t bench_column(unsigned int col, char *buf)
-{
-	const char *p, *end, *nl, *w, *sp;
-	bool rows = false;
-	ssize_t len = 0;
-	unsigned int c;
-	size_t tlen;
-	char *text;
-
-	text = seq_text(bench_source, &tlen);
-	if (!text)
-		return -ENOMEM;
-	for (p = text, end = text + tlen; p < end; p = nl + 1) {
-		nl = memchr(p, '\n', end - p);
-		if (!nl)
-			nl = end;
-		if (!rows) {
-			rows = !strncmp(p, "impl ", 5);
-			continue;
-		}
-		for (w = p, c = 0; c < col && w < nl; c++) {
-			sp = memchr(w, ' ', nl - w);
-			w = sp ? sp + 1 : nl;
-		}
-		sp = memchr(w, ' ', nl - w);
-		len += sysfs_emit_at(buf, len, "%s%.*s", len ? " " : "",
-				     (int)((sp ? sp : nl) - w), w);
-	}
-	kvfree(text);
-	return len + sysfs_emit_at(buf, len, "\n");
-}
-
-static ssize_t pfv_show(struct kobject *kobj, struct kobj_attribute *attr,
-			char *buf)
-{
-	const char *name = attr->attr.name;
-
-	if (!strcmp(name, "bench_impls"))
-		return bench_column(0, buf);
-	if (!strcmp(name, "bench_median_ns"))
-		return bench_column(1, buf);
-	/* bench_KEY: the bench's "KEY: value" line */
-	return seq_value(bench_source, name + 6, buf);
-}
-
 /* ---- the tree */
 
 /*
- * One directory: its files' names (an mmtune_abi.h table) and the show
- * every one of them shares.  The attributes are built at init from the
+ * One directory: its files' names (an mmtune_abi.h table), the show
+ * every one of them shares and, for info/ and pfn_valid/, where each
+ * file's value is found.  The attributes are built at init from the
  * table, so that the module cannot show a name the tools do not know.
  */
 struct dir {
@@ -311,19 +240,20 @@ struct dir {
 	const char *const *files;	/* or, for stats/, the counters' */
 	ssize_t (*show)(struct kobject *kobj, struct kobj_attribute *attr,
 			char *buf);
+	const struct mmtune_info *(*value)(const char *name);
 };
 
 static const struct dir dirs[] = {
-	{ "info", mmt_abi_info, info_show },
+	{ "info", mmt_abi_info, info_show, info_value },
 	{ "stats", NULL, ctr_show },
 	{ "latency", mmt_abi_latency, lat_show },
 	{ "policy", mmt_abi_policy, pol_show },
-	{ "pfn_valid", mmt_abi_pfn_valid, pfv_show },
+	{ "pfn_valid", mmt_abi_pfn_valid, pfv_show, bench_value },
 };
 
 static struct attribute_group groups[ARRAY_SIZE(dirs)];
 static const struct attribute_group *group_ptrs[ARRAY_SIZE(dirs) + 1];
-static struct kobj_attribute *attrs[ARRAY_SIZE(dirs)];
+static struct value_attr *attrs[ARRAY_SIZE(dirs)];
 
 static const char *file_name(unsigned int d, unsigned int i)
 {
@@ -357,11 +287,15 @@ static int dirs_build(void)
 			return -ENOMEM;
 		}
 		for (i = 0; i < n; i++) {
-			sysfs_attr_init(&attrs[d][i].attr);
-			attrs[d][i].attr.name = file_name(d, i);
-			attrs[d][i].attr.mode = 0444;
-			attrs[d][i].show = dirs[d].show;
-			groups[d].attrs[i] = &attrs[d][i].attr;
+			struct kobj_attribute *ka = &attrs[d][i].attr;
+
+			sysfs_attr_init(&ka->attr);
+			ka->attr.name = file_name(d, i);
+			ka->attr.mode = 0444;
+			ka->show = dirs[d].show;
+			if (dirs[d].value)
+				attrs[d][i].value = dirs[d].value(ka->attr.name);
+			groups[d].attrs[i] = &ka->attr;
 		}
 		groups[d].name = dirs[d].name;
 		group_ptrs[d] = &groups[d];
@@ -443,14 +377,14 @@ static void mmt_sysfs_exit(void)
 	kobject_put(mmt_kobj);
 	mmt_kobj = NULL;
 	dirs_free();
-	kvfree(info_cache);	/* no reader left: the groups are gone */
-	info_cache = NULL;
 }
 
-static void mmt_sysfs_info(struct seq_file *m)
-{
-	seq_printf(m, "sysfs: %s\n", sysfs_reason);
-}
+MMTUNE_INFO_SHOW(sysfs_reason, "%s", sysfs_reason)
+
+static const struct mmtune_info mmt_sysfs_info[] = {
+	{ "sysfs", sysfs_reason_show },
+	{ }
+};
 
 const struct mmtune_feature mmtune_sysfs_feature = {
 	.name	= "sysfs",

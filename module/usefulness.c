@@ -75,6 +75,7 @@
 #include <linux/pgtable.h>
 #include <linux/sched/clock.h>
 #include <linux/seq_file.h>
+#include <linux/sysfs.h>
 #include <linux/tracepoint.h>
 #include <linux/xarray.h>
 
@@ -374,22 +375,38 @@ static void useful_exit(void)
 	useful_path_exit();
 }
 
-static void useful_info(struct seq_file *m)
+MMTUNE_INFO_SHOW(useful_enable, "%d", READ_ONCE(useful_on))
+
+static ssize_t useful_avail_show(char *buf, unsigned int arg)
 {
 	const char *absent = useful_absent();
 
-	seq_printf(m, "usefulness_enable: %d\n", READ_ONCE(useful_on));
-	seq_printf(m, "usefulness: %s\n", absent ? absent : "available");
-	seq_printf(m, "usefulness_max_order: %u\n", mmtune_useful_max_order());
-	/* the way in use, or the one enable tries first */
-	seq_printf(m, "usefulness_end: %s\n",
-		   (READ_ONCE(useful_on) ? READ_ONCE(tp_on) : useful_tp_ready()) ?
-		   "tracepoint mm_filemap_map_pages" :
-		   "kretprobe filemap_map_pages");
-	/* arm64's contiguous blocks: split to be judged (compat/pte.h) */
-	seq_printf(m, "usefulness_contpte: %s\n",
-		   IS_ENABLED(CONFIG_ARM64_CONTPTE) ? "unfold" : "none");
+	return sysfs_emit(buf, "%s\n", absent ? absent : "available");
 }
+
+MMTUNE_INFO_SHOW(useful_max_order, "%u", mmtune_useful_max_order())
+
+/* the way in use, or the one enable tries first */
+static ssize_t useful_end_show(char *buf, unsigned int arg)
+{
+	return sysfs_emit(buf, "%s\n",
+			  (READ_ONCE(useful_on) ? READ_ONCE(tp_on) : useful_tp_ready()) ?
+			  "tracepoint mm_filemap_map_pages" :
+			  "kretprobe filemap_map_pages");
+}
+
+/* arm64's contiguous blocks: split to be judged (compat/pte.h) */
+MMTUNE_INFO_SHOW(useful_contpte, "%s",
+		 IS_ENABLED(CONFIG_ARM64_CONTPTE) ? "unfold" : "none")
+
+static const struct mmtune_info useful_info[] = {
+	{ "usefulness_enable", useful_enable_show },
+	{ "usefulness", useful_avail_show },
+	{ "usefulness_max_order", useful_max_order_show },
+	{ "usefulness_end", useful_end_show },
+	{ "usefulness_contpte", useful_contpte_show },
+	{ }
+};
 
 const struct mmtune_feature mmtune_usefulness_feature = {
 	.name	= "usefulness",

@@ -70,6 +70,12 @@
 #include "pfn_valid.h"
 #include "pfn_valid_check.h"
 
+/* sysfs pfn_valid/'s values (mmtune_pfn_valid_bench_info) */
+enum {
+	BENCH_PATTERN, BENCH_COUNT, BENCH_OVERHEAD, BENCH_ELAPSED,
+	BENCH_IMPLS, BENCH_MEDIANS,
+};
+
 #ifdef CONFIG_SPARSEMEM
 
 #define PFV_REPEATS	5
@@ -345,6 +351,16 @@ static void pfv_print_ns(struct seq_file *m, u64 total, unsigned int count)
 	seq_printf(m, " %llu.%02llu", div_u64(c, 100), c % 100);
 }
 
+/* The same in sysfs: a list's next number at @at, space-separated. */
+static ssize_t pfv_emit_ns(char *buf, ssize_t at, u64 total,
+			   unsigned int count)
+{
+	u64 c = div_u64(total * 100, count);
+
+	return sysfs_emit_at(buf, at, "%s%llu.%02llu", at ? " " : "",
+			     div_u64(c, 100), c % 100);
+}
+
 static int pfv_cmp_u64(const void *a, const void *b)
 {
 	u64 x = *(const u64 *)a, y = *(const u64 *)b;
@@ -358,7 +374,7 @@ static void pfv_sorted(const struct pfv_row *row, u64 *ns)
 	sort(ns, PFV_REPEATS, sizeof(ns[0]), pfv_cmp_u64, NULL);
 }
 
-void mmtune_pfn_valid_bench_show(struct seq_file *m)
+static void pfv_bench_show(struct seq_file *m)
 {
 	const unsigned int mid = PFV_REPEATS / 2, hi = PFV_REPEATS - 1;
 	unsigned int rows[PFV_ROWS], nrows, k;
@@ -403,9 +419,59 @@ out:
 	mutex_unlock(&mmtune_pfv_lock);
 }
 
+/*
+ * One value of each strategy benched, in the text's row order: its name
+ * or its median; nothing before a bench.
+ */
+static ssize_t bench_rows(char *buf, bool medians)
+{
+	unsigned int rows[PFV_ROWS], nrows = pfv_rows(rows), k;
+	u64 ns[PFV_REPEATS];
+	ssize_t len = 0;
+
+	for (k = 0; pfv_last.done && k < nrows; k++) {
+		if (rows[k] == PFV_BARE)
+			continue;
+		if (!medians) {
+			len += sysfs_emit_at(buf, len, "%s%s", len ? " " : "",
+					     mmtune_pfv_mode_name(rows[k]));
+			continue;
+		}
+		pfv_sorted(&pfv_last.row[rows[k]], ns);
+		len += pfv_emit_ns(buf, len, ns[PFV_REPEATS / 2], pfv_last.count);
+	}
+	return len + sysfs_emit_at(buf, len, "\n");
+}
+
+/* sysfs pfn_valid/: the last bench's values, as its text has them */
+static ssize_t bench_value(char *buf, unsigned int what)
+{
+	u64 ns[PFV_REPEATS];
+	ssize_t len = -ENODATA;
+
+	mutex_lock(&mmtune_pfv_lock);
+	if (what == BENCH_PATTERN) {
+		len = sysfs_emit(buf, "%s\n", pfv_last.done ?
+				 pfv_patterns[pfv_last.pattern] : "none");
+	} else if (what == BENCH_IMPLS || what == BENCH_MEDIANS) {
+		len = bench_rows(buf, what == BENCH_MEDIANS);
+	} else if (pfv_last.done && what == BENCH_COUNT) {
+		len = sysfs_emit(buf, "%u\n", pfv_last.count);
+	} else if (pfv_last.done && what == BENCH_OVERHEAD) {
+		pfv_sorted(&pfv_last.row[PFV_BARE], ns);
+		len = pfv_emit_ns(buf, 0, ns[PFV_REPEATS / 2], pfv_last.count);
+		len += sysfs_emit_at(buf, len, "\n");
+	} else if (pfv_last.done) {
+		len = sysfs_emit(buf, "%llu\n",
+				 div_u64(pfv_last.elapsed_ns, NSEC_PER_MSEC));
+	}
+	mutex_unlock(&mmtune_pfv_lock);
+	return len;
+}
+
 static int bench_show(struct seq_file *m, void *v)
 {
-	mmtune_pfn_valid_bench_show(m);
+	pfv_bench_show(m);
 	return 0;
 }
 
@@ -622,7 +688,7 @@ static int bench_param_get(char *buf, const struct kernel_param *kp)
 {
 	struct seq_file m = { .buf = buf, .size = PAGE_SIZE };
 
-	mmtune_pfn_valid_bench_show(&m);
+	pfv_bench_show(&m);
 	return min(m.count, m.size);
 }
 
@@ -682,32 +748,51 @@ static void pfv_exit(void)
 	mutex_unlock(&mmtune_pfv_lock);
 }
 
-static void pfv_info(struct seq_file *m)
+enum { PFV_INFO_IMPLS, PFV_INFO_CROSSCHECK, PFV_INFO_SWEEP, PFV_INFO_OVERRIDE };
+
+/*
+ * The strategies this kernel has (and, for the cross-check, each one's
+ * "disagreements/pfns compared"), the sweep, and what the override does.
+ */
+static ssize_t pfv_info_show(char *buf, unsigned int what)
 {
 	unsigned int i, have = mmtune_pfv_have();
+	const struct pfv_tally *t = mmtune_pfv_total;
+	ssize_t len = 0;
 	const char *why;
 
 	mutex_lock(&mmtune_pfv_lock);
-	seq_puts(m, "pfn_valid_impls:");
-	for (i = 0; i < MMTUNE_PV_NR; i++)
-		if (have & BIT(i))
-			seq_printf(m, " %s", mmtune_pfv_mode_name(i));
-	seq_puts(m, "\npfn_valid_crosscheck:");
-	for (i = 0; i < MMTUNE_PV_NR; i++)
-		if (have & BIT(i))
-			seq_printf(m, " %s %llu/%llu", mmtune_pfv_mode_name(i),
-				   mmtune_pfv_total[i].bad + mmtune_pfv_total[i].online_bad,
-				   mmtune_pfv_total[i].checked);
-	seq_printf(m, "\npfn_valid_crosscheck_sweep: %s\n",
-		   mmtune_pfv_verified ? "done" : "not yet");
-	why = mmtune_pfv_override_why();
-	if (!why)
-		seq_printf(m, "pfn_valid_override: pfn_to_online_page (mode %s)\n",
-			   mmtune_pfv_mode_name(mmtune_pfv_mode()));
-	else
-		seq_printf(m, "pfn_valid_override: %s\n", why);
+	if (what == PFV_INFO_SWEEP) {
+		len = sysfs_emit(buf, "%s\n", mmtune_pfv_verified ? "done" : "not yet");
+	} else if (what == PFV_INFO_OVERRIDE) {
+		why = mmtune_pfv_override_why();
+		len = why ? sysfs_emit(buf, "%s\n", why) :
+		      sysfs_emit(buf, "pfn_to_online_page (mode %s)\n",
+				 mmtune_pfv_mode_name(mmtune_pfv_mode()));
+	} else {
+		for (i = 0; i < MMTUNE_PV_NR; i++) {
+			if (!(have & BIT(i)))
+				continue;
+			len += sysfs_emit_at(buf, len, "%s%s", len ? " " : "",
+					     mmtune_pfv_mode_name(i));
+			if (what == PFV_INFO_CROSSCHECK)
+				len += sysfs_emit_at(buf, len, " %llu/%llu",
+						     t[i].bad + t[i].online_bad,
+						     t[i].checked);
+		}
+		len += sysfs_emit_at(buf, len, "\n");
+	}
 	mutex_unlock(&mmtune_pfv_lock);
+	return len;
 }
+
+static const struct mmtune_info pfv_info[] = {
+	{ "pfn_valid_impls", pfv_info_show, PFV_INFO_IMPLS },
+	{ "pfn_valid_crosscheck", pfv_info_show, PFV_INFO_CROSSCHECK },
+	{ "pfn_valid_crosscheck_sweep", pfv_info_show, PFV_INFO_SWEEP },
+	{ "pfn_valid_override", pfv_info_show, PFV_INFO_OVERRIDE },
+	{ }
+};
 
 #else /* !CONFIG_SPARSEMEM */
 
@@ -730,9 +815,12 @@ module_param_cb(MMT_PARAM_PFN_VALID_MODE, &mode_param_ops, NULL, 0644);
 mmtune_param_desc(MMT_PARAM_PFN_VALID_MODE,
 		  "pfn_valid strategy: only off on a kernel without SPARSEMEM");
 
-void mmtune_pfn_valid_bench_show(struct seq_file *m)
+/* no bench: its pattern is "none", its table empty */
+static ssize_t bench_value(char *buf, unsigned int what)
 {
-	seq_puts(m, "pattern: none\n");
+	if (what == BENCH_IMPLS || what == BENCH_MEDIANS)
+		return sysfs_emit(buf, "\n");
+	return what == BENCH_PATTERN ? sysfs_emit(buf, "none\n") : -ENODATA;
 }
 
 static int bench_param_set(const char *val, const struct kernel_param *kp)
@@ -762,12 +850,32 @@ static void pfv_exit(void)
 {
 }
 
-static void pfv_info(struct seq_file *m)
+static ssize_t pfv_impls_show(char *buf, unsigned int arg)
 {
-	seq_puts(m, "pfn_valid_impls: none\n");
-	seq_puts(m, "pfn_valid_override: not overridable: kernel without SPARSEMEM\n");
+	return sysfs_emit(buf, "none\n");
 }
+
+static ssize_t pfv_override_show(char *buf, unsigned int arg)
+{
+	return sysfs_emit(buf, "not overridable: kernel without SPARSEMEM\n");
+}
+
+static const struct mmtune_info pfv_info[] = {
+	{ "pfn_valid_impls", pfv_impls_show },
+	{ "pfn_valid_override", pfv_override_show },
+	{ }
+};
 #endif /* CONFIG_SPARSEMEM */
+
+const struct mmtune_info mmtune_pfn_valid_bench_info[] = {
+	{ "bench_pattern", bench_value, BENCH_PATTERN },
+	{ "bench_count", bench_value, BENCH_COUNT },
+	{ "bench_overhead_ns", bench_value, BENCH_OVERHEAD },
+	{ "bench_elapsed_ms", bench_value, BENCH_ELAPSED },
+	{ "bench_impls", bench_value, BENCH_IMPLS },
+	{ "bench_median_ns", bench_value, BENCH_MEDIANS },
+	{ }
+};
 
 const struct mmtune_feature mmtune_pfn_valid_feature = {
 	.name	= "pfn_valid",

@@ -314,8 +314,8 @@ for args in "get fault_around_order" "status" "stats"; do
 done
 t_rc "unprivileged: bad value is still exit 2" 2 $NOBODY "$CTL" set fault_around_order 12x
 expect_eq "unprivileged: nothing changed" "$(cat $MMT/fault_around_order)" 3
-# info/ for everyone: rendered at most ten times a second for them (a
-# reader in a loop does not hold root's writes back), root's fresh
+# info/ for everyone: each read is the value now, root's and everyone's
+# (a value's show takes only its own lock: sysfs.c's value_show())
 SI=/sys/kernel/mm/mmtune/info
 if [ -r $SI/order ]; then
 	$NOBODY cat $SI/order > /dev/null
