@@ -504,6 +504,24 @@ void mmtune_hook_listen(struct mmtune_hook_user *u, enum mmtune_hook_id id,
 	WRITE_ONCE(hooks[id].cb[u->slot], on ? u->fn[id] : NULL);
 }
 
+/*
+ * @u's callback on hook @id becomes @fn, at once if @u is attached: a user
+ * with two versions of a callback swaps them instead of testing a flag on
+ * every call (policy.c's, while usefulness's return probe shares its
+ * match).  Whoever runs the old one still finishes it, as at a detach.
+ */
+void mmtune_hook_swap(struct mmtune_hook_user *u, enum mmtune_hook_id id,
+		      mmtune_hook_fn fn)
+{
+	if (id >= MMT_HOOK_NR || u->slot >= MMT_HOOK_SLOTS)
+		return;
+	mutex_lock(&hooks_lock);
+	u->fn[id] = fn;
+	if (u->on)
+		WRITE_ONCE(hooks[id].cb[u->slot], fn);
+	mutex_unlock(&hooks_lock);
+}
+
 void mmtune_hooks_exit(void)
 {
 	int i;

@@ -135,6 +135,8 @@ void mmtune_hooks_put(struct mmtune_hook_user *u);
 /* @u's callback on @id live (or not) without get: no lock, any context. */
 void mmtune_hook_listen(struct mmtune_hook_user *u, enum mmtune_hook_id id,
 			bool on);
+void mmtune_hook_swap(struct mmtune_hook_user *u, enum mmtune_hook_id id,
+		      mmtune_hook_fn fn);
 
 enum mmtune_hook_state mmtune_hook_state(enum mmtune_hook_id id);
 bool mmtune_hook_held(const struct mmtune_hook_user *u,

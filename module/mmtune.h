@@ -169,6 +169,10 @@ void mmtune_policy_prefaulted(struct mm_struct *mm, unsigned int n);
 bool mmtune_policy_untouched(struct vm_area_struct *vma, unsigned long n);
 /* policy.c: usefulness.c tells whether it measures: the live walk runs only then */
 void mmtune_policy_measured(bool on);
+/* policy.c: ... and whether its return probe does (one match a call) */
+void mmtune_policy_share_match(bool on);
+/* rules.c: the calls whose rule the hook and the return probe matched once */
+unsigned long mmtune_policy_matches_shared(void);
 /* rules.c: rss.c's rule= selection */
 int mmtune_policy_vma_rule(struct task_struct *t,
 			   const struct vm_area_struct *vma);

@@ -179,6 +179,17 @@ void mmtune_policy_measured(bool on)
 }
 
 /*
+ * Whether usefulness.c's return probe (the kretprobe way) measures: then
+ * the policy's hook takes the probe's match of a call, or leaves it its
+ * own (rules.c's match_once()).  Swapped, not tested: no cost without.
+ */
+void mmtune_policy_share_match(bool on)
+{
+	mmtune_hook_swap(&policy_user, MMT_HOOK_FAULT_AROUND,
+			 on ? policy_fault_around_shared : policy_fault_around);
+}
+
+/*
  * Install @set (parsed, not yet counted or started; @clear: "clear"),
  * against the current set @cur.  @set is freed unless it is the policy's
  * now.

@@ -328,16 +328,80 @@ static __always_inline void narrow(const struct vm_fault *vmf,
 }
 
 /*
+ * One match per call.  Before 6.11 usefulness.c's return probe (the
+ * kretprobe way) needs each filemap_map_pages call's window as the policy
+ * narrows it, and its entry is a callback of its own (the kprobe core's
+ * ftrace ops) on the site the policy's hook is on.  ftrace calls the two
+ * in the order of its list (the latest registered first), one after the
+ * other on this CPU with preemption off.  While the probe measures, each
+ * leaves its match in this CPU's tag and the other takes it, if it is for
+ * the same task, call (@vmf, on the task's stack), address and rule set:
+ * then the call's rule is matched once, and both see the same rule.  A
+ * tag nobody took (the kretprobe out of instances) is replaced by the
+ * next call's; one taken by mistake would be the same task's at the same
+ * address under the same set: the same mapping and rule, unless the task
+ * was renamed in between.
+ */
+enum { TAG_POLICY = 1, TAG_PROBE };
+
+struct match_tag {
+	const struct vm_fault *vmf;
+	const struct task_struct *task;
+	const struct policy_set *set;
+	unsigned long address;
+	unsigned int idx;
+	unsigned int by;		/* who left it (TAG_*), 0: taken */
+};
+
+static DEFINE_PER_CPU(struct match_tag, match_tag);
+static DEFINE_PER_CPU(unsigned long, match_taken);
+
+/* The rule index for @vmf's call, the tag's if the other side left it. */
+static __always_inline unsigned int
+match_once(const struct policy_set *set, const struct vm_fault *vmf,
+	   unsigned int me)
+{
+	struct match_tag *t = this_cpu_ptr(&match_tag);
+	unsigned int idx;
+
+	if (t->by && t->by != me && t->vmf == vmf && t->task == current &&
+	    t->address == vmf->address && t->set == set) {
+		t->by = 0;
+		this_cpu_inc(match_taken);
+		return t->idx;
+	}
+	idx = match_current(set, vmf->vma);
+	t->vmf = vmf;
+	t->task = current;
+	t->set = set;
+	t->address = vmf->address;
+	t->idx = idx;
+	t->by = me;
+	return idx;
+}
+
+/* Calls whose rule the policy's hook and the return probe matched once */
+unsigned long mmtune_policy_matches_shared(void)
+{
+	unsigned long n = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		n += READ_ONCE(*per_cpu_ptr(&match_taken, cpu));
+	return n;
+}
+
+/*
  * The filemap_map_pages callback, first of the hook's users: narrows the
  * window [start_pgoff, end_pgoff] (arguments 1 and 2) to the order of the
  * first rule that matches the task, or to the default order when none
  * does.  It only ever shrinks the window.  Tells the later callbacks (the
  * trace event) the window asked for, the rule (-1: none) and the order.
  * No buffer is on its stack: no stack protector either (a fault's 5
- * instructions).
+ * instructions).  @shared: the return probe measures (match_once()).
  */
-void notrace __no_stack_protector
-policy_fault_around(struct mmtune_hook_call *c)
+static __always_inline void fault_around(struct mmtune_hook_call *c,
+					 bool shared)
 {
 	const struct vm_fault *vmf = (void *)mmtune_call_arg(c, 0);
 	struct policy_set *set;
@@ -347,7 +411,8 @@ policy_fault_around(struct mmtune_hook_call *c)
 	set = rcu_dereference_sched(policy_active);
 	if (!set || !vmf)
 		return;
-	idx = match_current(set, vmf->vma);
+	idx = shared ? match_once(set, vmf, TAG_POLICY) :
+		match_current(set, vmf->vma);
 	order = idx < set->nr ? rule_order(&set->rule[idx]) :
 		READ_ONCE(mmtune_fa_base);
 	this_cpu_inc(set->ctr[idx].hits);
@@ -362,9 +427,26 @@ policy_fault_around(struct mmtune_hook_call *c)
 }
 
 /*
+ * Two callbacks, not a test on the fault path: policy.c swaps the hook's
+ * to the second while the return probe measures (the kretprobe way).
+ */
+void notrace __no_stack_protector
+policy_fault_around(struct mmtune_hook_call *c)
+{
+	fault_around(c, false);
+}
+
+void notrace __no_stack_protector
+policy_fault_around_shared(struct mmtune_hook_call *c)
+{
+	fault_around(c, true);
+}
+
+/*
  * The window filemap_map_pages(@vmf, *@start, *@end) maps once the policy
  * has narrowed it, for usefulness.c's return probe, which may see the
- * arguments before or after the policy's hook does (preemption off).
+ * arguments before or after the policy's hook does (preemption off): the
+ * call's rule is the policy's match if it came first (match_once()).
  * The call's rule goes into the task's slot here too, as the policy's
  * hook puts it there: the probe's entry counts an order-0 call at once
  * (mmtune_policy_prefaulted() reads the slot), and ftrace calls the
@@ -379,7 +461,7 @@ void notrace mmtune_policy_window(const struct vm_fault *vmf,
 
 	if (!set)
 		return;
-	idx = match_current(set, vmf->vma);
+	idx = match_once(set, vmf, TAG_PROBE);
 	slot_note(set, idx);
 	narrow(vmf, idx < set->nr ? rule_order(&set->rule[idx]) :
 	       READ_ONCE(mmtune_fa_base), start, end);

@@ -24,6 +24,8 @@ extern struct policy_set __rcu *policy_active;
 
 /* the policy's callbacks of the hooks (policy.c's policy_user) */
 void policy_fault_around(struct mmtune_hook_call *c);
+/* the same, taking the return probe's match (rules.c's match_once()) */
+void policy_fault_around_shared(struct mmtune_hook_call *c);
 void policy_mapped(struct mmtune_hook_call *c);
 
 struct policy_slot *policy_slots_alloc(void);

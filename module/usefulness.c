@@ -91,6 +91,7 @@ static DEFINE_MUTEX(useful_lock);
 static bool useful_on;		/* under useful_lock */
 static u64 pgscan_from;		/* the kernel's pgscan at enable */
 static unsigned long missed_from;	/* the kretprobe's at enable */
+static unsigned long shared_from;	/* rules.c's shared matches at enable */
 static enum { USEFUL_LOADING, USEFUL_READY, USEFUL_GONE } useful_state;
 static int pending_enable = -1;
 
@@ -168,8 +169,10 @@ static int useful_enable_locked(void)
 	mmtune_auto_forget();	/* the hooks just placed: no count of before */
 	pgscan_from = mmtune_kernel_pgscan();
 	missed_from = mmtune_hook_missed(MMT_HOOK_MAP_RETURN);
+	shared_from = mmtune_policy_matches_shared();
 	useful_on = true;
 	mmtune_policy_measured(true);
+	mmtune_policy_share_match(!tp_on);
 	return 0;
 }
 
@@ -180,6 +183,7 @@ static int useful_set_locked(bool on)
 	if (useful_on) {
 		if (tp_on)
 			tp_way_put();	/* before the entry hook: see tp_way_get */
+		mmtune_policy_share_match(false);
 		mmtune_hooks_put(&useful_user);
 		useful_on = false;
 		mmtune_policy_measured(false);
@@ -252,6 +256,10 @@ static int useful_show(struct seq_file *m, void *v)
 			   mmtune_hook_missed(MMT_HOOK_MAP_RETURN) - missed_from));
 		seq_printf(m, "reclaim_scanned: %llu\n",
 			   mmtune_kernel_pgscan() - pgscan_from);
+		/* the kretprobe way: calls whose rule was matched once */
+		if (!tp_on)
+			seq_printf(m, "shared_matches: %lu\n",
+				   mmtune_policy_matches_shared() - shared_from);
 	}
 	mutex_unlock(&useful_lock);
 	return 0;

@@ -167,6 +167,28 @@ for o in $ORDERS; do
 	done
 done
 
+# One match a call (the kretprobe way, before 6.11): the policy's hook
+# and the return probe's entry, two callbacks on one site, share each
+# call's match (docs/policy-design.md): every call under the rule is
+# counted shared, but for the kretprobe's misses
+if [ "$(info usefulness_end)" = "kretprobe filemap_map_pages" ]; then
+	sect "one match a call: the policy's hook and the return probe share it"
+	s0=$(uf shared_matches)
+	if run 4 seq -s "$S" --touch page > /dev/null; then
+		s1=$(uf shared_matches)
+		h=$(sed -n 's/^comm=mmstress order=4 #.* hits=\([0-9]*\).*/\1/p' $MMT/policy)
+		echo "# shared_matches $s0 -> $s1, the rule's hits $h, missed $(uf missed)"
+		if [ -n "$s0" ] && [ -n "$s1" ] && [ "${h:-0}" -gt 0 ] &&
+			[ $(( (s1 - s0) * 100 )) -ge $(( h * 99 )) ]; then
+			ok "each call of the rule's matched once ($((s1 - s0)) shared, $h hits)"
+		else
+			fail "one match a call: shared_matches '$s0' -> '$s1', the rule's hits '$h'"
+		fi
+	else
+		fail "one match a call: mmstress"
+	fi
+fi
+
 [ "$(uf beyond_window)" != "" ] && ok "usefulness has beyond_window" || fail "no beyond_window line"
 echo clear > $MMT/policy
 
