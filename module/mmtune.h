@@ -187,7 +187,7 @@ extern const struct mmtune_feature mmtune_rss_feature;
 /* trace.c: the fault path's trace events place their hooks while listened to */
 extern const struct mmtune_feature mmtune_trace_feature;
 
-/* pfn_valid/: strategies, bench, cross-check, override (pfn_valid_bench.c). */
+/* pfn_valid/: strategies, bench, cross-check, override (pfn_valid_file.c). */
 extern const struct mmtune_feature mmtune_pfn_valid_feature;
 /* sysfs pfn_valid/'s values, the last bench's, which main.c hands sysfs.c */
 extern const struct mmtune_info mmtune_pfn_valid_bench_info[];

@@ -2,8 +2,8 @@
 /*
  * mmtune: pfn_valid() strategies and a runtime override of
  * pfn_to_online_page() (the bench, the cross-check that gates the override
- * and their debugfs files: pfn_valid_bench.c and pfn_valid_check.c,
- * through pfn_valid.h).
+ * and their files: pfn_valid_bench.c, pfn_valid_check.c and
+ * pfn_valid_file.c, through pfn_valid.h).
  *
  * With SPARSEMEM, pfn_valid() is a static inline of include/linux/mmzone.h
  * (no arch of Debian's kernels selects HAVE_ARCH_PFN_VALID): the "t
@@ -370,7 +370,7 @@ static unsigned int mmtune_pfn_valid_impls(void)
 	return impls;
 }
 
-/* ---- what pfn_valid_bench.c uses */
+/* ---- what the bench, the cross-check and the files use */
 
 void mmtune_pfv_init(void)
 {

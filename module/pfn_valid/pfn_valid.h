@@ -2,8 +2,8 @@
 /*
  * mmtune: what pfn_valid.c (the strategies and the override of
  * pfn_to_online_page()) gives pfn_valid_check.c (the cross-check) and
- * pfn_valid_bench.c (the in-kernel bench, and the debugfs files and
- * parameter the cross-check gates).  Those use these; pfn_valid.c knows
+ * pfn_valid_bench.c (the in-kernel bench) and pfn_valid_file.c (the
+ * debugfs files and parameters, the mode the cross-check gates).  Those use these; pfn_valid.c knows
  * nothing of them.  Outside this folder the three use only the module's
  * general parts (mmtune.h: symbols.c's lookups, write.c's gate and
  * write helpers, the feature) and compat/ (pfn_valid.c's redirection and

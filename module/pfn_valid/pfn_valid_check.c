@@ -4,8 +4,8 @@
  * the override's function with the kernel's pfn_to_online_page(): one pfn
  * at a time (for the bench's first pass, pfn_valid_bench.c), and the sweep
  * behind the mode gate.  The comparisons so far, per strategy, are what
- * the gate decides on.  pfn_valid_bench.c calls in here, never the other
- * way (pfn_valid_check.h).
+ * the gate decides on.  pfn_valid_bench.c and pfn_valid_file.c call in
+ * here, never the other way (pfn_valid_check.h).
  */
 #include <linux/kernel.h>
 #include <linux/ktime.h>

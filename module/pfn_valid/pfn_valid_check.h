@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * mmtune: what pfn_valid_check.c (the cross-check) gives
- * pfn_valid_bench.c (the bench, the mode gate, the files).
+ * pfn_valid_bench.c (the bench) and pfn_valid_file.c (the mode gate, the
+ * files).
  */
 #ifndef MMTUNE_PFN_VALID_CHECK_H
 #define MMTUNE_PFN_VALID_CHECK_H
