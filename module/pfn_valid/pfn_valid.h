@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * mmtune: what pfn_valid.c (the strategies and the override of
- * pfn_to_online_page()) gives pfn_valid_check.c (the cross-check) and
+ * pfn_to_online_page()) gives pfn_valid_check.c (the cross-check),
  * pfn_valid_bench.c (the in-kernel bench) and pfn_valid_file.c (the
- * debugfs files and parameters, the mode the cross-check gates).  Those use these; pfn_valid.c knows
- * nothing of them.  Outside this folder the three use only the module's
- * general parts (mmtune.h: symbols.c's lookups, write.c's gate and
- * write helpers, the feature) and compat/ (pfn_valid.c's redirection and
- * get_dev_pagemap()).
+ * debugfs files and parameters, the mode the cross-check gates).  Those
+ * use these; pfn_valid.c knows nothing of them.  Outside this folder the
+ * four use only the module's general parts (mmtune.h: symbols.c's
+ * lookups, write.c's gate and write helpers, the feature) and compat/
+ * (pfn_valid.c's redirection and get_dev_pagemap()).
  */
 #ifndef MMTUNE_PFN_VALID_H
 #define MMTUNE_PFN_VALID_H
