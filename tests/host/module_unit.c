@@ -15,20 +15,11 @@
 
 #include "auto_judge.h"
 #include "rules_pure.h"
+#include "unit_check.h"
 
 #define PT_SLOTS	512UL	/* a page table's slots (x86-64, 4 KiB) */
 
-static int failed;
-
-static void check(const char *name, int cond, const char *why)
-{
-	if (cond) {
-		printf("ok - module_unit: %s\n", name);
-	} else {
-		printf("not ok - module_unit: %s: %s\n", name, why);
-		failed = 1;
-	}
-}
+#define check(name, cond, why)	unit_check("module_unit", name, cond, "%s", why)
 
 /* ---- rules_narrow() ---- */
 
@@ -252,5 +243,5 @@ int main(void)
 	check_narrow();
 	check_match();
 	check_auto();
-	return failed;
+	return unit_failed;
 }

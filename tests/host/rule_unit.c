@@ -19,11 +19,11 @@
 #include <linux/kernel.h>
 
 #include "policy_grammar.h"
+#include "unit_check.h"
 
 #define MAX_ORDER	9	/* the stub's max_order, as x86-64's */
 #define DEF_ORDER	4	/* and its default */
 
-static int failed;
 static char msg[512];		/* the last policy_reject()'s message */
 static unsigned int msg_line;
 static char calls[512];		/* the resolver's calls: "key=val;" each */
@@ -77,21 +77,7 @@ static int resolve(void *ctx, enum mmt_abi_key key, const char *val,
 	return 0;
 }
 
-static void check(const char *name, int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (cond) {
-		printf("ok - rule: %s\n", name);
-		return;
-	}
-	failed = 1;
-	printf("not ok - rule: %s: ", name);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-}
+#define check(name, cond, ...)	unit_check("rule", name, cond, __VA_ARGS__)
 
 /* @text (copied: the grammar cuts it up) as line 7 */
 static int parse(const char *text, struct rule_words *w)
@@ -372,5 +358,5 @@ int main(void)
 	first_error();
 	sets();
 	table_round_trip();
-	return failed;
+	return unit_failed;
 }
