@@ -66,16 +66,20 @@ no_module() { export MMTUNE_SYSFS_MODULE=$W/no-such-module; }
 
 # ---------------------------------------------------------------- checks
 
-# the module's rule grammar, built on the host (tests/host/rule_unit.c)
-suite_rule_unit() {
-	"$RULE_UNIT" >"$W/rule_unit.out" 2>"$W/err"
+# run_unit NAME BIN: a host unit test (tests/host/NAME.c): its checks,
+# a sanitizer's report into san-reports, a non-zero exit as a failure
+run_unit() {
+	"$2" >"$W/$1.out" 2>"$W/err"
 	RC=$?
 	if grep -qE 'Sanitizer|runtime error:' "$W/err"; then
-		{ echo "== rule_unit"; cat "$W/err"; } >>"$W/san-reports"
+		{ echo "== $1"; cat "$W/err"; } >>"$W/san-reports"
 	fi
-	ktap_relay <"$W/rule_unit.out"
-	[ "$RC" = 0 ] || fail "rule_unit: exit $RC: $(errline)"
+	ktap_relay <"$W/$1.out"
+	[ "$RC" = 0 ] || fail "$1: exit $RC: $(errline)"
 }
+
+# the module's rule grammar, built on the host (tests/host/rule_unit.c)
+suite_rule_unit() { run_unit rule_unit "$RULE_UNIT"; }
 
 suite_unit() {
 	local f kind base nb
@@ -1067,15 +1071,7 @@ VERSION=${VERSION:-0.0.0}
 
 # The module's pure arithmetic on the host: the window a rule's order
 # gives, the match cache's key, order=auto's judgement (module_unit.c)
-suite_module_unit() {
-	"$MUNIT" >"$W/munit.out" 2>"$W/err"
-	RC=$?
-	if grep -qE 'Sanitizer|runtime error:' "$W/err"; then
-		{ echo "== module_unit"; cat "$W/err"; } >>"$W/san-reports"
-	fi
-	ktap_relay <"$W/munit.out"
-	[ "$RC" = 0 ] || fail "module_unit: exit $RC: $(errline)"
-}
+suite_module_unit() { run_unit module_unit "$MUNIT"; }
 
 # build_suite DIR [SAN]: libmmtune, mmtunectl, the unit driver and the
 # module's unit checks (module/'s pure files against tests/host/shim/)
@@ -1093,15 +1089,7 @@ build_suite() {
 }
 
 # The advisor's choice on the host (tests/host/advise_unit.c)
-suite_advise_unit() {
-	"$AUNIT" >"$W/aunit.out" 2>"$W/err"
-	RC=$?
-	if grep -qE 'Sanitizer|runtime error:' "$W/err"; then
-		{ echo "== advise_unit"; cat "$W/err"; } >>"$W/san-reports"
-	fi
-	ktap_relay <"$W/aunit.out"
-	[ "$RC" = 0 ] || fail "advise_unit: exit $RC: $(errline)"
-}
+suite_advise_unit() { run_unit advise_unit "$AUNIT"; }
 
 # The lockdown-proof interface: a fake /sys/kernel/mm/mmtune and
 # parameters, and a debugfs that is not there (as under lockdown, where
