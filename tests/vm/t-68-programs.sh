@@ -1,0 +1,122 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# requires: sqlite3 git python3 (programs Debian ships; the matrix's busybox guests skip this suite)
+# mmtunectl advise on programs nobody here wrote (docs/replay.md,
+# "Advise", the table of real programs): sqlite3 scanning a table and
+# looking up random rows through its mmap, git grep over this tree, and
+# a Python start-up that imports a few dozen modules. Each is recorded
+# once, advised, and run again under the advised rules (--apply); the
+# measured faults must be within 2 % of the prediction, the measured
+# untouched pages no more than predicted (usefulness can only miss
+# pages: docs/replay.md), and the advised policy no more faults than the
+# best single order within the same budget. THP and ASLR off, as for
+# t-63-replay; git grep in one thread (threads racing on one window are
+# what a record cannot replay). The programs come from the guest's root:
+# make check's guest (the host's Debian); the matrix's busybox guests
+# have none of them.
+. "$(dirname "$0")/lib.sh"
+
+WORK=$(mktemp -d /var/tmp/mmt-programs.XXXXXX)
+CTL=${MMT_MMTUNECTL:-$MMT_TOP/userspace/mmtunectl}
+cleanup() {
+	replay_loud
+	[ -w $MMT/usefulness_enable ] && echo 0 > $MMT/usefulness_enable 2>/dev/null
+	[ -w $MMT/policy ] && echo clear > $MMT/policy 2>/dev/null
+	umount "$WORK" 2>/dev/null
+	rm -rf "$WORK"
+	unload_module
+}
+on_exit cleanup
+[ -x "$CTL" ] || { fail "no $CTL (make tools)"; exit 1; }
+PY=/usr/bin/python3
+missing=
+for p in sqlite3 git $PY; do command -v "$p" > /dev/null 2>&1 || missing="$missing $p"; done
+if [ -n "$missing" ]; then
+	skip "real programs" "not in this guest:$missing"
+	exit 0
+fi
+need_cgroup2
+
+unload_module
+load_module || { fail "insmod"; exit 1; }
+replay_quiet programs 300m
+[ "$(order)" -ge 1 ] || echo 4 > $MMT/fault_around_order
+echo "# page size $(getconf PAGESIZE), kernel order $(order), max order $(info max_order)"
+
+# the database: 40000 rows of 200 bytes (about 9 MiB), read through
+# sqlite's mmap: a scan of every row, then 200 rows by random rowid
+DB=$WORK/db
+sqlite3 "$DB" "CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT);
+	WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 40000)
+	INSERT INTO t SELECT i, printf('%0200d', i) FROM c;" ||
+	{ fail "sqlite3: the database"; exit 1; }
+Q=$WORK/q.sql
+{
+	echo "PRAGMA mmap_size=268435456;"
+	echo "SELECT count(*), sum(length(v)) FROM t;"
+	i=0 r=12345
+	while [ $i -lt 200 ]; do
+		r=$(( (r * 1103515245 + 12345) % 2147483648 ))
+		echo "SELECT length(v) FROM t WHERE id = $(( r % 40000 + 1 ));"
+		i=$((i + 1))
+	done
+} > "$Q"
+# git grep: a copy of the tree's sources on the tmpfs, one thread
+SRC=$WORK/src
+mkdir "$SRC" && cp -r "$MMT_TOP/module" "$MMT_TOP/userspace" "$MMT_TOP/docs" "$SRC/" &&
+	git -C "$SRC" init -q && git -C "$SRC" add -A > /dev/null &&
+	git -C "$SRC" -c user.name=t -c user.email=t@t commit -qm t ||
+	{ fail "git: the tree"; exit 1; }
+IMPORTS="json, email.message, email.parser, http.client, urllib.request, xml.dom.minidom, sqlite3, decimal, fractions, statistics, logging, argparse, csv, zipfile, tarfile, asyncio, unittest, difflib, pprint, textwrap"
+
+jv() { json_get "$@"; }
+# within WHAT PREDICTED MEASURED PCT SLACK: |p - m| <= PCT % of m, or SLACK
+within() {
+	_d=$(( $2 > $3 ? $2 - $3 : $3 - $2 ))
+	if [ $(( _d * 100 )) -le $(( $3 * $4 )) ] || [ $_d -le "$5" ]; then
+		ok "$1: predicted $2, measured $3"
+	else
+		fail "$1: predicted $2, measured $3 (more than $4 % or $5 apart)"
+	fi
+}
+
+TABLE=$WORK/table
+# program NAME CMD...: record, advise, apply; the checks and a table row
+program() {
+	_n=$1; shift
+	sect "$_n"
+	"$@" > /dev/null 2>&1	# the page cache as the runs will find it
+	if ! "$CTL" advise --json --record "$WORK/rec-$_n" -- "$@" > "$WORK/adv" 2> "$WORK/err"; then
+		fail "$_n: advise: $(tail -n 2 "$WORK/err")"; return
+	fi
+	"$CTL" advise "$WORK/rec-$_n" | sed 's/^/# /'
+	_af=$(jv "$WORK/adv" advised.faults) _bf=$(jv "$WORK/adv" best_single.faults)
+	[ "$_af" -le "$_bf" ] && ok "$_n: advised faults no more than the best single order's ($_af <= $_bf)" ||
+		fail "$_n: advised $_af faults, the best single order $_bf"
+	echo 1 > $MMT/usefulness_enable
+	if ! "$CTL" advise --json --apply "$WORK/rec-$_n" -- "$@" > "$WORK/app" 2> "$WORK/err"; then
+		fail "$_n: advise --apply: $(tail -n 2 "$WORK/err")"
+		echo 0 > $MMT/usefulness_enable; return
+	fi
+	echo 0 > $MMT/usefulness_enable
+	_p=$(jv "$WORK/app" advised.faults) _m=$(jv "$WORK/app" measured.faults)
+	within "$_n: advised policy's faults" "$_p" "$_m" 2 2
+	_pu=$(jv "$WORK/app" advised.untouched) _mu=$(jv "$WORK/app" measured.untouched)
+	[ "$_mu" != null ] && [ "$_mu" -le "$_pu" ] &&
+		ok "$_n: untouched pages measured ($_mu) no more than predicted ($_pu)" ||
+		fail "$_n: untouched pages: predicted $_pu, measured $_mu"
+	_kib=$(( $(getconf PAGESIZE) / 1024 ))
+	printf '| %s | %s | %s / %s | %s / %s | %s: %s / %s | %s: %s / %s | %s |\n' "$_n" \
+		"$(json_flat "$WORK/app" | grep -c '^rules\.[0-9]*\.order ')" \
+		"$_p" "$_m" "$(jv "$WORK/app" advised.untouched_kib)" "$(( _mu * _kib ))" \
+		"$(jv "$WORK/app" best_single.order)" "$_bf" "$(jv "$WORK/app" best_single.untouched_kib)" \
+		"$(jv "$WORK/app" current.order)" "$(jv "$WORK/app" current.faults)" "$(jv "$WORK/app" current.untouched_kib)" \
+		"$(jv "$WORK/app" order_0.faults)" >> "$TABLE"
+}
+
+program sqlite3 sqlite3 "$DB" ".read $Q"
+program git-grep git -C "$SRC" -c grep.threads=1 --no-pager grep -c -e fault_around -e pfn_valid
+program python $PY -S -c "import $IMPORTS"
+
+echo "# programs on $(uname -r) $(uname -m): | program | rules | faults predicted / measured | untouched KiB predicted / measured | best single order: faults / KiB | current order: faults / KiB | order 0 faults |"
+sed 's/^/# /' "$TABLE" 2>/dev/null
