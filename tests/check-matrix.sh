@@ -8,7 +8,8 @@
 # on riscv64 (a release arch from Debian 13 on); and the flavours where
 # what differs lives: the PREEMPT_RT kernels of 6.1 and 6.12 on amd64
 # (spinlock_t sleeps: usefulness refuses there), 6.12's arm64-16k (2048
-# PTEs a table, max_order 11: usefulness's marks, auto's ceiling). The
+# PTEs a table, max_order 11: usefulness's marks, auto's ceiling), and
+# ppc64le's hash MMU (6.1) and 64 KiB pages (6.12). The
 # flavour cells run the suites that touch what differs (FLAVOUR_TESTS
 # below: knob, stats, policy, usefulness, auto; dmesg as every cell), not
 # all: CI's time. Per cell (tests/matrix/):
@@ -74,7 +75,9 @@ ALL="6.12-riscv64 6.1-s390x 7-s390x 6.12-s390x 7-riscv64 6.1-arm64 6.12-arm64-16
 # x86_64 in full on 6.1. t-45-tune runs in a full x86_64 cell alone
 # (tests/matrix/init.sh): MMT_MATRIX_FULL=6.12-x86_64 to run it.
 FULL=${MMT_MATRIX_FULL:-6.12-arm64}
-# The suites of a flavour cell (-rt, -16k): the ones that touch what the
+# The suites of a flavour cell (-rt, -16k, and ppc64le's -hash and -64k,
+# whose other suites run on the plain radix cells of their kernel since
+# 2026-12-07, 45 s a cell: CI's time): the ones that touch what the
 # flavour changes. MMT_MATRIX_TESTS, when set, wins for every cell.
 FLAVOUR_TESTS="t-10-knob t-20-stats t-40-policy t-60-usefulness t-61-auto"
 # The cell of the kernel make check boots (Debian 12's newest amd64 kernel,
@@ -151,7 +154,7 @@ cell_test() {
 	light=1
 	case " $FULL " in *" $c "*|*" all "*) light=0 ;; esac
 	local tests=${MMT_MATRIX_TESTS:-}
-	case $c in *-rt|*-16k) tests=${tests:-$FLAVOUR_TESTS} ;; esac
+	case $c in *-rt|*-16k|*-hash|*-64k) tests=${tests:-$FLAVOUR_TESTS} ;; esac
 	case " $SAME_AS_CHECK " in *" $c "*) tests=${tests:-t-10-knob} ;; esac
 	if ! MMT_MATRIX_TESTS=$tests MMT_MATRIX_LIGHT=$light "$M/initramfs.sh" "$c" >> "$OUT/$c.build.log" 2>&1; then
 		status=initramfs-failed
