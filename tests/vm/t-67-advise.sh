@@ -77,15 +77,6 @@ for f in "$SEQ" "$SPARSE"; do
 done
 expect_eq "the workload's files with a rule are exact ($ex )" "$(for e in $ex; do [ "$e" = true ] || echo "$e"; done | wc -l)" 0
 
-# within WHAT PREDICTED MEASURED PCT SLACK: |p - m| <= PCT % of m, or SLACK
-within() {
-	d=$(( $2 > $3 ? $2 - $3 : $3 - $2 ))
-	if [ $(( d * 100 )) -le $(( $3 * $4 )) ] || [ $d -le "$5" ]; then
-		ok "$1: predicted $2, measured $3"
-	else
-		fail "$1: predicted $2, measured $3 (more than $4 % or $5 apart)"
-	fi
-}
 
 sect "advise --apply RECORD -- COMMAND: measured against the prediction"
 echo 1 > $MMT/usefulness_enable
@@ -96,11 +87,11 @@ else
 fi
 expect_eq "advise --apply leaves no rule" "$(rules | wc -l)" 0
 p=$(jv "$WORK/app" advised.faults) m=$(jv "$WORK/app" measured.faults)
-within "advised policy: faults" "$p" "$m" 2 2
+within "advised policy: faults, predicted vs measured" "$p" "$m" 2 2
 # a rule at order 0 still calls fault-around (narrowed to the page), as record's
 p=$(jv "$WORK/app" measured.predicted_fault_around_calls)
 m=$(jv "$WORK/app" measured.fault_around_calls)
-within "advised policy: fault-around calls" "$p" "$m" 2 4
+within "advised policy: fault-around calls, predicted vs measured" "$p" "$m" 2 4
 # usefulness can only miss pages (unjudged past an unmap's walk budget,
 # unattributed, missed fault-arounds): replay's untouched is its ceiling
 p=$(jv "$WORK/app" advised.untouched) m=$(jv "$WORK/app" measured.untouched)

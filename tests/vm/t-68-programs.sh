@@ -70,15 +70,6 @@ mkdir "$SRC" && cp -r "$MMT_TOP/module" "$MMT_TOP/userspace" "$MMT_TOP/docs" "$S
 IMPORTS="json, email.message, email.parser, http.client, urllib.request, xml.dom.minidom, sqlite3, decimal, fractions, statistics, logging, argparse, csv, zipfile, tarfile, asyncio, unittest, difflib, pprint, textwrap"
 
 jv() { json_get "$@"; }
-# within WHAT PREDICTED MEASURED PCT SLACK: |p - m| <= PCT % of m, or SLACK
-within() {
-	_d=$(( $2 > $3 ? $2 - $3 : $3 - $2 ))
-	if [ $(( _d * 100 )) -le $(( $3 * $4 )) ] || [ $_d -le "$5" ]; then
-		ok "$1: predicted $2, measured $3"
-	else
-		fail "$1: predicted $2, measured $3 (more than $4 % or $5 apart)"
-	fi
-}
 
 TABLE=$WORK/table
 # program NAME CMD...: record, advise, apply; the checks and a table row
@@ -100,7 +91,7 @@ program() {
 	fi
 	echo 0 > $MMT/usefulness_enable
 	_p=$(jv "$WORK/app" advised.faults) _m=$(jv "$WORK/app" measured.faults)
-	within "$_n: advised policy's faults" "$_p" "$_m" 2 2
+	within "$_n: advised policy's faults, predicted vs measured" "$_p" "$_m" 2 2
 	_pu=$(jv "$WORK/app" advised.untouched) _mu=$(jv "$WORK/app" measured.untouched)
 	[ "$_mu" != null ] && [ "$_mu" -le "$_pu" ] &&
 		ok "$_n: untouched pages measured ($_mu) no more than predicted ($_pu)" ||
