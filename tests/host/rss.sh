@@ -215,4 +215,38 @@ suite_rss() {
 	l=$($PY "$TOP/tests/host/funclen.py" "$US/ctl/rss.c" | sed -n 1p)
 	[ -n "$l" ] && [ "${l%% *}" -le 80 ] && ok "userspace/ctl/rss.c: the longest function has ${l%% *} lines (${l##* })" ||
 		fail "userspace/ctl/rss.c: a function over 80 lines: ${l:-funclen.py found none}"
+	rss_advise_live
+}
+
+# advise --pid: the rss file's files of one process; the most untouched
+# first. pid 600 (pages of 4096 bytes): /data/index 512/480 (94 %
+# untouched: order 0), "/data/my db" 200/150 (75 %, but a blank in the
+# path: unnamed), libc 100/10 (keep).
+rss_advise_live() {
+	fresh
+	printf '%s\n' '# available 1 usefulness_enable 1 page_size 4096' \
+		'pid=600 mapped=812 untouched=640 comm=srv' \
+		'pid=600 mapped=100 untouched=10 file=/usr/lib/libc.so.6' \
+		'pid=600 mapped=512 untouched=480 file=/data/index' \
+		'pid=600 mapped=200 untouched=150 file=/data/my\040db' >"$T/rss"
+	run "$CTL" advise --pid 600
+	[ "$RC" = 0 ] && [ ! -s "$W/err" ] && ok "advise --pid: exit 0, quiet" || fail "advise --pid: exit $RC: $(errline)"
+	t_grep "advise --pid: the index file at order 0" out '^ +2048 +1920 +93 %  order 0  /data/index$'
+	t_grep "advise --pid: a path with a blank: unnamed" out '^ +800 +600 +75 %  unnamed  /data/my db$'
+	t_grep "advise --pid: libc kept" out '^ +400 +40 +10 %  keep +/usr/lib/libc.so.6$'
+	t_grep "advise --pid: the rule" out '^  mmtunectl policy add "pid=600 file=/data/index order=0"$'
+	expect_eq "advise --pid: one rule" "$(grep -c 'policy add' "$W/out")" 1
+	"$CTL" advise --pid 600 --json >"$W/out"
+	expect_eq "advise --pid --json: freed and the faults' bound" \
+		"$("$PY" -c 'import json,sys; d=json.load(sys.stdin); print(d["freed_kib"], d["faults_at_most"], [(f["order"], f["nameable"]) for f in d["files"]], d["processes"])' <"$W/out")" \
+		"1920 32 [(0, True), (0, False), (None, True)] pid=600"
+	sed -i '1s/usefulness_enable 1/usefulness_enable 0/' "$T/rss"
+	run "$CTL" advise --pid 600
+	expect_eq "advise --pid, usefulness off: exit 1" "$RC" 1
+	t_grep "advise --pid, usefulness off: says so" err 'usefulness is off'
+	for a in "--pid 600 --budget 10" "--pid 600 --cgroup /x" "--pid abc" "--pid 600 -- true" "--cgroup x"; do
+		# shellcheck disable=SC2086 # the options, split
+		run "$CTL" advise $a
+		expect_eq "advise $a: exit 2" "$RC" 2
+	done
 }

@@ -103,6 +103,36 @@ json_flat "$WORK/app" | awk '$1 ~ /^measured\.rules\.[0-9]+\./ { split($1, a, ".
 
 echo 0 > $MMT/usefulness_enable
 
+sect "advise --pid: a process that runs now"
+# faultprobe reads file A page by page and, after each, a page of B one
+# page table apart (FAULTPROBE_ALT), then holds its mappings: A's windows
+# are read whole, B's one page in 2^order. The live advice: B at order 0,
+# A kept, from the rss file's pages (usefulness on before the reads).
+PSZ=$(getconf PAGESIZE)
+FP=$WORK/faultprobe
+if [ -x "${MMT_PROBE:-}" ]; then cp "$MMT_PROBE" "$FP"; else
+	cc -O2 -o "$FP" "$MMT_TOP/tests/vm/probe/faultprobe.c" -lpthread; fi
+head -c $((1024 * PSZ)) /dev/zero > "$WORK/la"
+head -c $((8 * PSZ * PSZ / 8)) /dev/zero > "$WORK/lb"
+[ -p "$WORK/hold" ] || mkfifo "$WORK/hold"
+echo 1 > $MMT/usefulness_enable
+rm -f "$WORK/o"
+FAULTPROBE_ALT=$WORK/lb:$((PSZ / 8)) FAULTPROBE_HOLD=$WORK/hold "$FP" "$WORK/la" > "$WORK/o" 2>&1 & lp=$!
+n=0
+while ! [ -s "$WORK/o" ] && [ $n -lt 150 ]; do sleep 0.2; n=$((n + 1)); done
+"$CTL" advise --pid $lp --json > "$WORK/live" 2> "$WORK/err"
+expect_eq "advise --pid: exit 0" "$?" 0
+"$CTL" advise --pid $lp | sed 's/^/# /'
+# lorder PATH: the advised order of PATH's row ("null": keep)
+lorder() { json_flat "$WORK/live" | awk -v f="$1" '$1 ~ /^files\.[0-9]+\.file$/ && substr($0, index($0, " ") + 1) == f { split($1, a, "."); k = a[2] } $1 == "files." k ".order" && k != "" { print $2; exit }'; }
+expect_eq "advise --pid: the file read one page a table at order 0" "$(lorder "$WORK/lb")" 0
+expect_eq "advise --pid: the file read whole kept" "$(lorder "$WORK/la")" null
+fk=$(jv "$WORK/live" freed_kib)
+[ "${fk:-0}" -gt 0 ] && ok "advise --pid: order 0 maps $fk KiB less ahead" || fail "advise --pid: freed_kib '$fk'"
+echo > "$WORK/hold"; wait $lp
+echo 0 > $MMT/usefulness_enable
+expect_eq "advise --pid of no process: exit 1" "$("$CTL" advise --pid 999999 > /dev/null 2>&1; echo $?)" 1
+
 sect "usage"
 expect_eq "advise without a record or command: exit 2" "$("$CTL" advise > /dev/null 2>&1; echo $?)" 2
 expect_eq "advise --apply without a command: exit 2" "$("$CTL" advise --apply "$WORK/rec" > /dev/null 2>&1; echo $?)" 2

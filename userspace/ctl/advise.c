@@ -22,10 +22,13 @@
 #include "ctl.h"
 #include "replay.h"
 #include "advpick.h"
+#include "advlive.h"
 
-static const char advise_optstring[] = "+:b:jar:h";
+static const char advise_optstring[] = "+:b:jar:p:c:h";
 static const struct option advise_opts[] = {
 	{ "budget", required_argument, NULL, 'b' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "cgroup", required_argument, NULL, 'c' },
 	{ "json", no_argument, NULL, 'j' },
 	{ "apply", no_argument, NULL, 'a' },
 	{ "record", required_argument, NULL, 'r' },
@@ -37,12 +40,16 @@ static int do_advise(int argc, char **argv);
 
 const struct cmd cmd_advise = {
 	"advise", do_advise, advise_optstring, advise_opts,
-	"usage: " PROG " advise [--budget KIB] [--json] [--record FILE] [--apply] {RECORD | [RECORD] -- COMMAND [ARGS]}",
+	"usage: " PROG " advise [--budget KIB] [--json] [--record FILE] [--apply] {RECORD | [RECORD] -- COMMAND [ARGS]}\n"
+	"       " PROG " advise [--json] {--pid PID | --cgroup PATH}",
 	"An order per file and one for the rest: the fewest faults a replay of RECORD\n"
 	"predicts within a budget of untouched pre-mapped memory, beside the current\n"
 	"order, the best single order and order 0.  With COMMAND and no RECORD, records\n"
-	"COMMAND first.  See mmtunectl(8).\n"
+	"COMMAND first.  With --pid or --cgroup, advice for processes that run now, from\n"
+	"the pages fault-around mapped ahead that they never read.  See mmtunectl(8).\n"
 	"  --budget KIB     untouched pre-mapped KiB at most (default: the current order's)\n"
+	"  --pid PID        that running process: order 0 for its mostly untouched files\n"
+	"  --cgroup PATH    the processes of that cgroup v2, likewise\n"
 	"  --json           one JSON object\n"
 	"  --record FILE    keep the record of COMMAND in FILE\n"
 	"  --apply          run COMMAND under the advised rules, and print what it measured\n"
@@ -53,7 +60,8 @@ struct adv_args {
 	const char *record, *keep;
 	char **cmd;
 	long budget_kib;	/* -1: the current order's */
-	int json, apply;
+	int json, apply, live;
+	struct adv_live l;	/* --pid, --cgroup */
 };
 
 /* The advice and what it is measured against. */
@@ -524,6 +532,18 @@ static void adv_measured(struct out *o, const struct adv *a, char **cmd)
 	out_obj_end(o);
 }
 
+/* --pid or --cgroup, and nothing a record needs. */
+static int adv_live_args(int argc, struct adv_args *g)
+{
+	g->l.json = g->json;
+	if (g->live > 1)
+		return usage_err("advise", "one of --pid and --cgroup");
+	if (optind < argc || g->apply || g->keep || g->budget_kib >= 0)
+		return usage_err("advise", "--pid and --cgroup advise from what runs now: no RECORD, "
+				 "COMMAND, --apply, --record or --budget");
+	return 0;
+}
+
 static int adv_args(int argc, char **argv, struct adv_args *g)
 {
 	int c;
@@ -537,9 +557,21 @@ static int adv_args(int argc, char **argv, struct adv_args *g)
 		case 'j': g->json = 1; break;
 		case 'a': g->apply = 1; break;
 		case 'r': g->keep = optarg; break;
+		case 'p':
+			if (mmt_parse_long(optarg, 1, PID_MAX, &g->l.pid))
+				return usage_err("advise", "--pid '%.40s' is not a process id", optarg);
+			g->live++;
+			break;
+		case 'c':
+			if (cgroup_path_arg("advise", optarg, g->l.cgroup, sizeof(g->l.cgroup)))
+				return MMT_EXIT_USAGE;
+			g->live++;
+			break;
 		default: return bad_opt("advise", c, argv);
 		}
 	}
+	if (g->live)
+		return adv_live_args(argc, g);
 	/* RECORD, RECORD -- COMMAND, or -- COMMAND (getopt took the "--") */
 	if (optind < argc && strcmp(argv[optind - 1], "--")) {
 		g->record = argv[optind++];
@@ -628,6 +660,8 @@ static int do_advise(int argc, char **argv)
 	int rc;
 
 	rc = adv_args(argc, argv, &g);
+	if (!rc && g.live)
+		return adv_live(&g.l);
 	rc = rc ? rc : adv_source(&g, tmp, sizeof(tmp));
 	rc = rc ? rc : replay_figs(g.record, &a.g);
 	if (!rc)

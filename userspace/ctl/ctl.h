@@ -147,6 +147,20 @@ struct rline {
 	char *name;		/* comm or path, unescaped, in the read buffer */
 };
 
+#define PID_MAX		4194304		/* the kernel's PID_MAX_LIMIT */
+
+/* A file's pages: of one process, or summed over processes. */
+struct rfile {
+	const char *path;	/* into the read buffer, unescaped */
+	unsigned long long mapped, untouched;
+};
+
+/* rss.c: @verb's --cgroup argument into @out (as policy takes it): 0 or an exit code */
+int cgroup_path_arg(const char *verb, const char *v, char *out, size_t n);
+/* rss.c: the files of a pid (else of a cgroup) for advise's live advice */
+int rss_files_of(long pid, const char *cgroup, struct rss_head *h, struct rfile **f, size_t *n,
+		 char **buf);
+
 /* The file's path into path: 0, or an exit code after saying why (no module, no debugfs). */
 int rss_path(char *path, size_t n);
 /* Its open failed with errno e: an exit code after saying why. */

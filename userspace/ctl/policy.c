@@ -229,7 +229,7 @@ int check_match(const char *verb, const char *m, char *out, size_t len)
 		char p[64];
 		long pid;
 
-		if (!n || strspn(v, "0123456789") != n || mmt_parse_long(v, 1, 4194304, &pid))
+		if (!n || strspn(v, "0123456789") != n || mmt_parse_long(v, 1, PID_MAX, &pid))
 			return usage_err(verb, "pid '%.40s': want a process id", v);
 		snprintf(p, sizeof(p), "/proc/%ld/status", pid);
 		if (access(p, F_OK))

@@ -51,7 +51,6 @@ const struct cmd cmd_rss = {
 
 #define TOP_DEF		10
 #define TOP_MAX		100000
-#define PID_MAX		4194304		/* the kernel's PID_MAX_LIMIT */
 /* the text columns: PID COMM RssFile RssShmem mapped untouched untouched% */
 #define COLS		"%7s %-15s %12s %12s %12s %12s %10s\n"
 #define FILE_INDENT	50		/* a process's file lines: under "mapped" */
@@ -66,12 +65,6 @@ struct rss_args {
 	int json, files, kind, nsel;
 	long top, pid, rule;	/* rule: 1-based, 0 for none */
 	char arg[PATH_MAX];	/* SEL_CGROUP: the cgroup path; SEL_COMM: the name */
-};
-
-/* A file's pages: of one process, or summed over the processes shown. */
-struct rfile {
-	const char *path;	/* into the read buffer, unescaped */
-	unsigned long long mapped, untouched;
 };
 
 struct rproc {
@@ -99,20 +92,32 @@ static int oom(void)
 
 /* ---- the arguments */
 
-/* --cgroup: a cgroup v2 path, or its directory under the cgroup2 mount (as policy takes it). */
-static int cgroup_arg(struct rss_args *a, const char *v)
+/*
+ * @verb's --cgroup @v: a cgroup v2 path, or its directory under the
+ * cgroup2 mount (as policy takes it), into @out: 0 or an exit code.
+ */
+int cgroup_path_arg(const char *verb, const char *v, char *out, size_t n)
 {
 	const char *root = mmt_cgroup2_root(), *path = v;
 	size_t rl = root ? strlen(root) : 0, i;
 
 	for (i = 0; v[i]; i++)
 		if ((unsigned char)v[i] < ' ' || v[i] == 0x7f)
-			return usage_err("rss", "--cgroup: a control character in the path");
+			return usage_err(verb, "--cgroup: a control character in the path");
 	if (root && rl > 1 && !strncmp(v, root, rl) && (v[rl] == '/' || !v[rl]))
 		path = v[rl] ? v + rl : "/";
-	if (path[0] != '/' || strlen(path) >= sizeof(a->arg))
-		return usage_err("rss", "--cgroup '%.60s': want a cgroup v2 path like /system.slice/foo.service", v);
-	snprintf(a->arg, sizeof(a->arg), "%s", path);
+	if (path[0] != '/' || strlen(path) >= n)
+		return usage_err(verb, "--cgroup '%.60s': want a cgroup v2 path like /system.slice/foo.service", v);
+	snprintf(out, n, "%s", path);
+	return 0;
+}
+
+static int cgroup_arg(struct rss_args *a, const char *v)
+{
+	int rc = cgroup_path_arg("rss", v, a->arg, sizeof(a->arg));
+
+	if (rc)
+		return rc;
 	a->kind = SEL_CGROUP;
 	a->nsel++;
 	return 0;
@@ -608,6 +613,37 @@ static int rss_check(const struct rset *s, const struct rss_args *a)
 		fprintf(stderr, PROG ": note: rss: no file pages mapped by the processes selected\n");
 	damon_stat_note();
 	return 0;
+}
+
+/*
+ * advise --pid/--cgroup (advlive.c): the files of process @pid (or of
+ * cgroup @cgroup's processes) summed over them, the most untouched
+ * first, into *f (*n of them; paths into *buf; the caller frees both),
+ * the file's header into *h: 0, or an exit code after saying why.
+ */
+int rss_files_of(long pid, const char *cgroup, struct rss_head *h, struct rfile **f, size_t *n,
+		 char **buf)
+{
+	struct rset s = { 0 };
+	struct rss_args a = { .kind = pid ? SEL_PID : SEL_CGROUP, .pid = pid };
+	int rc;
+
+	if (!pid)
+		snprintf(a.arg, sizeof(a.arg), "%s", cgroup);
+	*buf = NULL;
+	rc = rss_read(&a, buf);
+	if (!rc)
+		rc = parse_rss(*buf, &s, &a);
+	if (!rc)
+		rc = rss_finish(&s, LONG_MAX);
+	*h = s.h;
+	*f = s.top;
+	*n = rc ? 0 : s.ntop;
+	if (rc)
+		free(s.top);
+	free(s.p);
+	free(s.f);
+	return rc;
 }
 
 static int do_rss(int argc, char **argv)
