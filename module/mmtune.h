@@ -85,7 +85,8 @@ ssize_t mmtune_read_bool(char __user *ubuf, size_t count, loff_t *ppos,
 int mmtune_kernel_write_allowed(const char *what);
 
 /*
- * sysfs.c: /sys/kernel/mm/mmtune/, read-only state; last feature up.
+ * sysfs.c: /sys/kernel/mm/mmtune/, state (read only but rules/edit);
+ * last feature up.
  * main.c hands it how to find info's values by name (main.c's own and
  * the features', so that sysfs.c need not call into main.c, which lists
  * it as a feature) and pfn_valid/'s values, the last bench's.
@@ -162,6 +163,9 @@ const char *mmtune_ctr_name(unsigned int i);
 extern const struct mmtune_feature mmtune_policy_feature;
 /* sysfs policy/ (policy_file.c): @what is one of MMT_ABI_POLICY's names */
 int mmtune_policy_sysfs(const char *what, char *buf);
+/* sysfs rules/N/@what, rule @n's (-ENODATA: none), and rules/edit's write */
+int mmtune_policy_rule_sysfs(unsigned int n, const char *what, char *buf);
+int mmtune_policy_edit(const char *line);
 /* rules.c: usefulness.c's window and per-rule counts; preemption off */
 void mmtune_policy_window(const struct vm_fault *vmf, unsigned long *start,
 			  unsigned long *end);

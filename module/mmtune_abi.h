@@ -14,9 +14,9 @@
  *   parameters  /sys/module/mmtune/parameters/<param>: every tunable,
  *               writable at run time, set at load by modprobe and
  *               /etc/modprobe.d (the zswap model); works under lockdown.
- *   sysfs       /sys/kernel/mm/mmtune/<dir>/<file>: read-only state and
- *               counters, one value per file (the transparent_hugepage
- *               model); works under lockdown.
+ *   sysfs       /sys/kernel/mm/mmtune/<dir>/<file>: state and counters,
+ *               one value per file (the transparent_hugepage model), read
+ *               only but rules/edit; works under lockdown.
  */
 #ifndef MMTUNE_ABI_H
 #define MMTUNE_ABI_H
@@ -182,6 +182,24 @@ static const char *const mmt_abi_policy[] __maybe_unused = {
 	"rules", "default_hits", "default_pages", "hits", "pages", "orders",
 	"prefaulted", "untouched", "raised", "lowered", "learned", "useful",
 	"untrusted", NULL
+};
+
+/*
+ * sysfs rules/: count (as policy/rules), edit (root, write only: one edit
+ * of the parameter policy's, "add RULE", "first RULE", "drop MATCH",
+ * "del N" or "clear") and, made at load for every N below
+ * MMT_ABI_RULES_MAX, N/: rule N's values, one a file, debugfs policy's
+ * fields ("-" where it has none; a slot past count: ENODATA).  match is
+ * the rule's keys as drop takes them, order the written order or "auto".
+ */
+#define MMT_ABI_RULES_DIR	"rules"
+#define MMT_ABI_RULES_COUNT	"count"
+#define MMT_ABI_RULES_EDIT	"edit"
+
+static const char *const mmt_abi_rule[] __maybe_unused = {
+	"match", "order", "hits", "pages", "prefaulted", "untouched",
+	"auto_order", "raised", "lowered", "learned", "useful", "untrusted",
+	NULL
 };
 
 /*

@@ -2,8 +2,8 @@
 /*
  * mmtune: the policy's files: debugfs "policy" (a read shows the rules
  * and their counters, a write installs a whole set), the module
- * parameter "policy" (a set or one edit, where lockdown leaves a write)
- * and sysfs policy/'s values (sysfs.c).  policy.c installs what they
+ * parameter "policy" (a set or one edit, where lockdown leaves a write),
+ * sysfs policy/'s and rules/N/'s values and rules/edit (sysfs.c).  policy.c installs what they
  * parse (policy_rule.c) under its lock; this file is the policy feature's
  * face, so its init, exit and info are here, and call policy.c's.
  */
@@ -257,8 +257,11 @@ static char *one_rule(char *text)
 	return strim(text);
 }
 
-/* A parameter write (NUL-terminated, ';' already newlines). */
-static int policy_param_apply_locked(char *val)
+/*
+ * A parameter write (NUL-terminated, ';' already newlines), or with
+ * @edit_only a write of sysfs rules/edit: one verb or "clear", no set.
+ */
+static int policy_param_apply_locked(char *val, bool edit_only)
 {
 	struct policy_edit e = { .skip = -1 };
 	const struct policy_set *cur;
@@ -272,6 +275,8 @@ static int policy_param_apply_locked(char *val)
 		      strcmp(verb, "first") && strcmp(verb, "drop"))) {
 		if (text)
 			text[-1] = ' ';
+		if (edit_only && strcmp(verb, "clear"))
+			return -EINVAL;
 		return policy_apply_locked(verb);
 	}
 	if (policy_exiting)
@@ -313,7 +318,26 @@ static int policy_param_set(const char *val, const struct kernel_param *kp)
 	if (policy_loading)
 		swap(policy_pending, buf);	/* applied by init */
 	else
-		ret = policy_param_apply_locked(buf);
+		ret = policy_param_apply_locked(buf, false);
+	mutex_unlock(&policy_lock);
+	kfree(buf);
+	return ret;
+}
+
+/*
+ * sysfs rules/edit (sysfs.c): @line (NUL-terminated, a trailing newline
+ * taken) as the parameter takes an edit.  A line is one edit, so ';' is
+ * a rule's own character here, not a separator.
+ */
+int mmtune_policy_edit(const char *line)
+{
+	char *buf = kstrdup(line, GFP_KERNEL);
+	int ret;
+
+	if (!buf)
+		return -ENOMEM;
+	mutex_lock(&policy_lock);
+	ret = policy_param_apply_locked(buf, true);
 	mutex_unlock(&policy_lock);
 	kfree(buf);
 	return ret;
@@ -377,6 +401,8 @@ static int sysfs_rule_value(char *buf, int at, const char *what,
 		return sysfs_emit_at(buf, at, "%llu", c->untouched);
 	if (!r->is_auto || (!strcmp(what, "useful") && a->useful < 0))
 		return sysfs_emit_at(buf, at, "-");
+	if (!strcmp(what, "auto_order"))
+		return sysfs_emit_at(buf, at, "%u", rule_order(r));
 	if (!strcmp(what, "raised"))
 		return sysfs_emit_at(buf, at, "%llu", a->raised);
 	if (!strcmp(what, "lowered"))
@@ -430,6 +456,42 @@ int mmtune_policy_sysfs(const char *what, char *buf)
 	return len;
 }
 
+/*
+ * sysfs rules/N/@what (sysfs.c; one of mmt_abi_rule's names): rule @n's
+ * value as policy/'s lists give it, -ENODATA past the rules.  match is
+ * what drop takes (policy_rule_is()'s), order the one written.
+ */
+int mmtune_policy_rule_sysfs(unsigned int n, const char *what, char *buf)
+{
+	const struct policy_set *set;
+	const struct policy_rule *r;
+	struct policy_ctr c;
+	int len;
+
+	mutex_lock(&policy_lock);
+	set = rcu_dereference_protected(policy_active, lockdep_is_held(&policy_lock));
+	if (!set || n >= set->nr) {
+		mutex_unlock(&policy_lock);
+		return -ENODATA;
+	}
+	r = &set->rule[n];
+	if (!strcmp(what, "match")) {
+		policy_rule_match(r, buf, PAGE_SIZE);
+		len = strlen(buf);
+	} else if (!strcmp(what, "order")) {
+		len = r->is_auto ? sysfs_emit(buf, "auto") :
+				   sysfs_emit(buf, "%u", r->order);
+	} else if (!strcmp(what, "pages") &&
+		   mmtune_hook_state(MMT_HOOK_SET_PTE) != MMT_HOOK_ON) {
+		len = sysfs_emit(buf, "unavailable");
+	} else {
+		ctr_sum(set, n, &c);
+		len = sysfs_rule_value(buf, 0, what, r, &c);
+	}
+	mutex_unlock(&policy_lock);
+	return len + sysfs_emit_at(buf, len, "\n");
+}
+
 /* ---- the feature ---- */
 
 /* policy= given at load; the lock is held. */
@@ -440,7 +502,7 @@ static int policy_apply_pending_locked(void)
 	policy_loading = false;
 	if (!policy_pending)
 		return 0;
-	ret = policy_param_apply_locked(policy_pending);
+	ret = policy_param_apply_locked(policy_pending, false);
 	if (ret)
 		pr_err("cannot apply policy= at load (%d)\n", ret);
 	kfree(policy_pending);

@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mmtune: /sys/kernel/mm/mmtune/, the module's state and counters, read
- * only and one value per file (an array of one type counts as one value),
- * in the place lockdown leaves readable.  The names are mmtune_abi.h's,
- * the contract docs/ABI/.
+ * mmtune: /sys/kernel/mm/mmtune/, the module's state and counters, one
+ * value per file (an array of one type counts as one value), read only
+ * but rules/edit, in the place lockdown leaves usable.  The names are
+ * mmtune_abi.h's, the contract docs/ABI/.
  *
  *   info/NAME        the value debugfs info shows as "NAME: value"
  *   stats/NAME       a counter of debugfs stats
  *   latency/         the histogram of debugfs latency: state, samples,
  *                    and three arrays of MMT_LAT_BUCKETS numbers
  *   policy/          the rule count and the per-rule counters
+ *   rules/           the rule count, N/: rule N's values, and edit: one
+ *                    edit of the policy parameter's (add, first, ...)
  *   pfn_valid/       the last bench of debugfs pfn_valid/bench
  *
  * info/ and pfn_valid/ show struct mmtune_info values, each read by its
@@ -227,6 +229,110 @@ static ssize_t pol_show(struct kobject *kobj, struct kobj_attribute *attr,
 	return mmtune_policy_sysfs(attr->attr.name, buf);
 }
 
+/* ---- rules/ */
+
+/*
+ * rules/N/ for every N a set can hold, made once at init: an edit moves
+ * no directory, so no reader races one that comes or goes.  Each value
+ * is read under the policy's lock by policy_file.c, as policy/'s are; a
+ * slot past count reads ENODATA.
+ */
+static struct kobject *rules_kobj;
+static struct kobject *rule_kobjs[MMT_ABI_RULES_MAX];
+
+static ssize_t rule_show(struct kobject *kobj, struct kobj_attribute *attr,
+			 char *buf)
+{
+	unsigned int n;
+
+	/* the slot is its directory's name (rules_add()) */
+	if (kstrtouint(kobject_name(kobj), 10, &n))
+		return -EINVAL;
+	return mmtune_policy_rule_sysfs(n, attr->attr.name, buf);
+}
+
+static ssize_t count_show(struct kobject *kobj, struct kobj_attribute *attr,
+			  char *buf)
+{
+	return mmtune_policy_sysfs("rules", buf);
+}
+
+/*
+ * One edit a write.  kernfs hands a longer write to the store a page at
+ * a time: a write that fills the page may have been cut, so it is
+ * refused, as is one with a NUL byte (as debugfs's writes are).
+ */
+static ssize_t edit_store(struct kobject *kobj, struct kobj_attribute *attr,
+			  const char *buf, size_t count)
+{
+	int ret;
+
+	if (count >= PAGE_SIZE || strnlen(buf, count) != count)
+		return -EINVAL;
+	ret = mmtune_policy_edit(buf);
+	return ret ? ret : count;
+}
+
+static struct kobj_attribute count_attr = {
+	.attr	= { .name = MMT_ABI_RULES_COUNT, .mode = 0444 },
+	.show	= count_show,
+};
+
+static struct kobj_attribute edit_attr = {
+	.attr	= { .name = MMT_ABI_RULES_EDIT, .mode = 0200 },
+	.store	= edit_store,
+};
+
+static struct attribute *rules_attrs[] = {
+	&count_attr.attr, &edit_attr.attr, NULL
+};
+
+static const struct attribute_group rules_group = { .attrs = rules_attrs };
+
+/*
+ * kobject_del() first: the directories go now, waiting for every read
+ * and write in progress, also where the kobjects' release is delayed
+ * (CONFIG_DEBUG_KOBJECT_RELEASE).
+ */
+static void rules_del(void)
+{
+	unsigned int n;
+
+	for (n = 0; n < MMT_ABI_RULES_MAX && rule_kobjs[n]; n++) {
+		kobject_del(rule_kobjs[n]);
+		kobject_put(rule_kobjs[n]);
+		rule_kobjs[n] = NULL;
+	}
+	if (rules_kobj) {
+		kobject_del(rules_kobj);
+		kobject_put(rules_kobj);
+		rules_kobj = NULL;
+	}
+}
+
+/* rules/ under @parent, its slots' files @slot (every slot's the same) */
+static int rules_add(struct kobject *parent,
+		     const struct attribute_group *slot)
+{
+	char name[8];
+	unsigned int n;
+	int ret;
+
+	rules_kobj = kobject_create_and_add(MMT_ABI_RULES_DIR, parent);
+	if (!rules_kobj)
+		return -ENOMEM;
+	ret = sysfs_create_group(rules_kobj, &rules_group);
+	for (n = 0; !ret && n < MMT_ABI_RULES_MAX; n++) {
+		snprintf(name, sizeof(name), "%u", n);
+		rule_kobjs[n] = kobject_create_and_add(name, rules_kobj);
+		ret = rule_kobjs[n] ? sysfs_create_group(rule_kobjs[n], slot) :
+				      -ENOMEM;
+	}
+	if (ret)
+		rules_del();
+	return ret;
+}
+
 /* ---- the tree */
 
 /*
@@ -234,6 +340,7 @@ static ssize_t pol_show(struct kobject *kobj, struct kobj_attribute *attr,
  * every one of them shares and, for info/ and pfn_valid/, where each
  * file's value is found.  The attributes are built at init from the
  * table, so that the module cannot show a name the tools do not know.
+ * The last, without a name, is every rules/N/'s (rules_add()).
  */
 struct dir {
 	const char *name;
@@ -249,7 +356,10 @@ static const struct dir dirs[] = {
 	{ "latency", mmt_abi_latency, lat_show },
 	{ "policy", mmt_abi_policy, pol_show },
 	{ "pfn_valid", mmt_abi_pfn_valid, pfv_show, bench_value },
+	{ NULL, mmt_abi_rule, rule_show },
 };
+
+#define RULE_DIR	(ARRAY_SIZE(dirs) - 1)
 
 static struct attribute_group groups[ARRAY_SIZE(dirs)];
 static const struct attribute_group *group_ptrs[ARRAY_SIZE(dirs) + 1];
@@ -298,7 +408,8 @@ static int dirs_build(void)
 			groups[d].attrs[i] = &ka->attr;
 		}
 		groups[d].name = dirs[d].name;
-		group_ptrs[d] = &groups[d];
+		if (d != RULE_DIR)
+			group_ptrs[d] = &groups[d];
 	}
 	return 0;
 }
@@ -358,6 +469,11 @@ static int mmt_sysfs_init(struct dentry *dir)
 		return -ENOMEM;
 	}
 	ret = sysfs_create_groups(mmt_kobj, group_ptrs);
+	if (!ret) {
+		ret = rules_add(mmt_kobj, &groups[RULE_DIR]);
+		if (ret)
+			sysfs_remove_groups(mmt_kobj, group_ptrs);
+	}
 	if (ret) {
 		kobject_put(mmt_kobj);
 		mmt_kobj = NULL;
@@ -373,6 +489,7 @@ static void mmt_sysfs_exit(void)
 	if (!mmt_kobj)
 		return;
 	/* waits for every read in progress */
+	rules_del();
 	sysfs_remove_groups(mmt_kobj, group_ptrs);
 	kobject_put(mmt_kobj);
 	mmt_kobj = NULL;
