@@ -160,6 +160,9 @@ expect_einval "policy: bad rule refused" $PAR/policy "add comm=x order=99"
 expect_eq "policy unchanged by the bad rule" "$(sysv policy/rules)" 2
 check "policy: clear" wr $PAR/policy clear
 expect_eq "policy/rules 0" "$(sysv policy/rules)" 0
+check "rules/edit: add" wr $SYS/rules/edit "add comm=mmt-d order=1"
+expect_eq "rules/count 1, rules/0/match" "$(sysv rules/count) $(sysv rules/0/match)" "1 comm=mmt-d"
+check "rules/edit: clear" wr $SYS/rules/edit clear
 check "pfn_valid_mode off" wr $PAR/pfn_valid_mode off
 expect_einval "pfn_valid_mode: unknown refused" $PAR/pfn_valid_mode nosuch
 case $(sysv info/pfn_valid_override) in
