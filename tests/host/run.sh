@@ -1194,6 +1194,10 @@ suite_abi_doc() {
 	for n in $(sed -n '/mmt_abi_counters\[\]/,/};/p' "$TOP/module/mmtune_abi.h" | grep -o '{ "[a-z_]*"' | tr -d '{ "'); do
 		grep -q "^What:.*/stats/$n\$" "$TOP/docs/ABI/sysfs-kernel-mm-mmtune" || missing="$missing stats/$n"
 	done
+	for n in $(sed -n '/MMT_ABI_RULES_DIR/!s/^#define MMT_ABI_RULES_[A-Z]*\t*"\([a-z]*\)".*/\1/p' "$TOP/module/mmtune_abi.h") \
+		 $(sed -n '/mmt_abi_rule\[\]/,/};/p' "$TOP/module/mmtune_abi.h" | grep -o '"[a-z_]*"' | tr -d '"' | sed 's,^,<N>/,'); do
+		grep -q "^What:.*/mmtune/rules/$n\$" "$TOP/docs/ABI/sysfs-kernel-mm-mmtune" || missing="$missing rules/$n"
+	done
 	if [ -z "$missing" ]; then ok "docs/ABI: an entry for every shared name"
 	else fail "docs/ABI: no entry for$missing"; fi
 	# the rule keys (module/mmtune_rule_keys.h): the completion offers
