@@ -3,9 +3,10 @@
  * mmtune: the policy's files: debugfs "policy" (a read shows the rules
  * and their counters, a write installs a whole set), the module
  * parameter "policy" (a set or one edit, where lockdown leaves a write),
- * sysfs policy/'s and rules/N/'s values and rules/edit (sysfs.c).  policy.c installs what they
- * parse (policy_rule.c) under its lock; this file is the policy feature's
- * face, so its init, exit and info are here, and call policy.c's.
+ * sysfs policy/'s and rules/N/'s values and rules/edit (sysfs.c).
+ * policy.c installs what they parse (policy_rule.c) under its lock; this
+ * file is the policy feature's face, so its init, exit and info are
+ * here, and call policy.c's.
  */
 #include <linux/debugfs.h>
 #include <linux/fs.h>
