@@ -112,8 +112,16 @@ const char *mmt_kernel_knob_path(void);
 /* System page size (sysconf). */
 long mmt_page_size(void);
 
-/* Read and parse <debugfs>/mmtune/info; returns pairs like mmt_parse_info. */
+/*
+ * The module's records, typed: read from /sys/kernel/mm/mmtune/ (which
+ * works under lockdown) or from the debugfs file, whichever serves, into
+ * the structs the parsers fill.  mmt_info: the pairs of info (debugfs
+ * first: its text has every line), like mmt_parse_info.  mmt_stats_read:
+ * the counters, "name value" pairs like mmt_parse_stats.  Both return
+ * the count, or an MMT_E* code (MMT_EIO for content they cannot read).
+ */
 int mmt_info(struct mmt_kv *kv, int max);
+int mmt_stats_read(struct mmt_kv *kv, int max);
 
 /*
  * Largest valid fault-around order: max_order from info when the module
@@ -157,6 +165,12 @@ struct mmt_latency {
 	int nb;
 };
 int mmt_parse_latency(const char *text, size_t len, struct mmt_latency *lat);
+/*
+ * The latency record typed (mmt_info's order): the buckets' count, 0 with
+ * lat empty for content that is not the latency's, or an MMT_E* code
+ * where neither file can be read.
+ */
+int mmt_latency_read(struct mmt_latency *lat);
 
 /* Strict unsigned 64-bit parse of a whole string (base 10). */
 int mmt_parse_u64(const char *s, unsigned long long *out);
@@ -216,6 +230,14 @@ struct mmt_policy {
  * or order=, more than MMT_PRULES_MAX rules), MMT_EIO without memory.
  */
 int mmt_parse_policy(const char *text, size_t len, struct mmt_policy *p);
+/*
+ * The policy record typed, the whole set or none: a read that the rules
+ * changed under, or that got fewer rules than the module counts, is made
+ * again, up to 20 times.  MMT_OK; MMT_ENOKNOB for a module without a
+ * policy; MMT_EIO for content that is not the policy, a set that stayed
+ * partial or changing; or the read's MMT_E* code.
+ */
+int mmt_policy_read(struct mmt_policy *p);
 int mmt_prule_is_auto(const struct mmt_prule *r);
 /* Whether r has mapping keys (file=, vma=, madv=): it matches per mapping. */
 int mmt_prule_maps(const struct mmt_prule *r);

@@ -408,6 +408,12 @@ int mmt_order_set_default(int *via_kernel)
 	return kernel_order_write(kernel_default_order(), via_kernel);
 }
 
+/*
+ * Here, not with the other records in read.c, as the orders above read
+ * it.  debugfs info first: it has no write bit, so it stays readable
+ * under lockdown, and its text has every line (sysfs info/ the shared
+ * names only); sysfs info/ where debugfs cannot serve.
+ */
 int mmt_info(struct mmt_kv *kv, int max)
 {
 	char *buf = malloc(INFO_BUF);
@@ -417,15 +423,13 @@ int mmt_info(struct mmt_kv *kv, int max)
 	if (!buf)
 		return mmt__fail(MMT_EIO, "out of memory");
 	r = mmt_knob_read_n("info", buf, INFO_BUF);
-	if (r < 0) {
-		free(buf);
-		return (int)r;
-	}
-	n = mmt_parse_info(buf, (size_t)r, kv, max);
-	if (n < 0)
-		mmt__fail(MMT_EIO, "cannot parse the module's info file");
+	n = r >= 0 ? mmt_parse_info(buf, (size_t)r, kv, max) : mmt__sys_info(kv, max);
 	free(buf);
-	return n < 0 ? MMT_EIO : n;
+	if (n == MMT__NOPLANE)
+		return (int)r;
+	if (n < 0)
+		return mmt__fail(MMT_EIO, "cannot parse the module's info file");
+	return n;
 }
 
 #define INFO_MAX 128

@@ -22,9 +22,6 @@
 #define VAL_MAX		4096	/* a sysfs file holds one page */
 #define LAT_BUCKETS	64	/* room; the module has fewer */
 
-static int plane_present(void);
-
-
 /* Text appended to a caller's buffer; full once it would overflow. */
 struct text {
 	char *buf;
@@ -297,7 +294,7 @@ static int text_policy(struct text *o)
  * Whether the module has the whole lockdown-proof interface (a module
  * from before it has the order's parameter alone: debugfs then).
  */
-static int plane_present(void)
+int mmt__plane_present(void)
 {
 	return strcmp(mmt_interface(), "debugfs") != 0;
 }
@@ -309,7 +306,7 @@ long mmt__plane_read(const char *knob, char *buf, size_t len)
 	char p[PATH_MAX];
 	int r = -1;
 
-	if (!plane_present())
+	if (!mmt__plane_present())
 		return -1;
 	if (!strcmp(knob, "info"))
 		r = text_info(&o);
@@ -333,7 +330,7 @@ int mmt__plane_write(const char *knob, const char *value)
 	const char *param = param_of(knob);
 	char p[PATH_MAX];
 
-	if (!plane_present())
+	if (!mmt__plane_present())
 		return MMT__NOPLANE;
 	if (!strcmp(knob, "stats")) {
 		/* debugfs stats takes "0" for a reset */

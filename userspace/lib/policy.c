@@ -90,14 +90,13 @@ int mmt_prule_order(const struct mmt_prule *r)
 	return mmt_parse_long(r->order, 0, INT_MAX, &v) ? -1 : (int)v;
 }
 
-/* "87.5%" (the module's per mille, one decimal) into *pm: 0, else -1. */
-static int parse_pct(const char *s, int *pm)
+int mmt__parse_permille(const char *s, const char *unit, int *pm)
 {
 	size_t n = strspn(s, "0123456789");
 	long v;
 
 	if (!n || n > 3 || s[n] != '.' || !isdigit((unsigned char)s[n + 1]) ||
-	    strcmp(s + n + 2, "%"))
+	    strcmp(s + n + 2, unit))
 		return -1;
 	v = strtol(s, NULL, 10) * 10 + (s[n + 1] - '0');
 	if (v > 1000)
@@ -112,7 +111,7 @@ static void parse_auto_ctr(const char *tok, struct mmt_prule *r)
 	size_t l;
 	int i;
 
-	if (!strncmp(tok, "useful=", 7) && parse_pct(tok + 7, &r->useful))
+	if (!strncmp(tok, "useful=", 7) && mmt__parse_permille(tok + 7, "%", &r->useful))
 		r->useful = -1;
 	for (i = 0; i < MMT_PA_NR; i++) {
 		l = strlen(auto_keys[i]);
@@ -177,8 +176,7 @@ static int parse_header(char *line, struct mmt_policy *p, int *seen_rules)
 	return 0;
 }
 
-/* A rule line "KEY=V... order=X # counters" into r: 0, or -1 without both. */
-static int parse_rule(char *line, struct mmt_prule *r)
+int mmt__parse_rule(char *line, struct mmt_prule *r)
 {
 	char *hash = strchr(line, '#'), *tok, *save = NULL;
 
@@ -212,12 +210,19 @@ static int parse_lines(char *text, struct mmt_policy *p)
 			continue;
 		if (p->nr >= MMT_PRULES_MAX)
 			return mmt__fail(MMT_EINVAL, "more than %d policy rules", MMT_PRULES_MAX);
-		if (parse_rule(line, &p->r[p->nr]))
+		if (mmt__parse_rule(line, &p->r[p->nr]))
 			return mmt__fail(MMT_EINVAL, "a policy rule without MATCH or order=");
 		p->nr++;
 	}
 	/* without its first line the text is cut short or not the policy */
 	return seen_rules ? MMT_OK : mmt__fail(MMT_EINVAL, "no '# rules' line in the policy text");
+}
+
+void mmt__policy_init(struct mmt_policy *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->kernel_order = p->default_order = -1;
+	p->def.useful = -1;
 }
 
 int mmt_parse_policy(const char *text, size_t len, struct mmt_policy *p)
@@ -226,9 +231,7 @@ int mmt_parse_policy(const char *text, size_t len, struct mmt_policy *p)
 	char *copy = strndup(text ? text : "", text ? len : 0);
 	int rc;
 
-	memset(p, 0, sizeof(*p));
-	p->kernel_order = p->default_order = -1;
-	p->def.useful = -1;
+	mmt__policy_init(p);
 	if (!copy)
 		return mmt__fail(MMT_EIO, "out of memory");
 	rc = parse_lines(copy, p);

@@ -22,10 +22,40 @@ int mmt__write_path(const char *path, const char *value);
  * /sys/kernel/mm/mmtune/), in the text debugfs would give.  Read: bytes,
  * or < 0 when those files cannot serve it (the caller tries debugfs).
  * Write: MMT_OK, an MMT_E* code, or MMT__NOPLANE to try debugfs.
+ * mmt__plane_present(): whether the module has the whole lockdown-proof
+ * interface.
  */
 #define MMT__NOPLANE	(-100)
 long mmt__plane_read(const char *knob, char *buf, size_t len);
 int mmt__plane_write(const char *knob, const char *value);
+int mmt__plane_present(void);
+
+/*
+ * sysrec.c: the records (info, stats, latency, policy) from
+ * /sys/kernel/mm/mmtune/ and the policy parameter, straight into the
+ * structs: what mmt_parse_*() would give for the debugfs file.  Each
+ * returns as its parser does, MMT_EINVAL (no message) for a value that
+ * parser would refuse, or MMT__NOPLANE where those files cannot serve
+ * (the caller reads debugfs then).  The policy's also MMT__TORN: the
+ * rules changed during the read (read again).
+ */
+#define MMT__TORN	(-101)
+int mmt__sys_info(struct mmt_kv *kv, int max);
+int mmt__sys_stats(struct mmt_kv *kv, int max);
+int mmt__sys_latency(struct mmt_latency *lat);
+int mmt__sys_policy(struct mmt_policy *p);
+/* sysfs policy/rules: the module's count of its rules, or -1 (none). */
+int mmt__sys_rules(void);
+
+/*
+ * policy.c's pieces for sysrec.c: an empty policy (no orders shown);
+ * a rule line "KEY=V... order=X # counters" into r (0, or -1 without
+ * both; the line is cut up); "87.5" then unit (the module's per mille,
+ * one decimal) into *pm (0, else -1).
+ */
+void mmt__policy_init(struct mmt_policy *p);
+int mmt__parse_rule(char *line, struct mmt_prule *r);
+int mmt__parse_permille(const char *s, const char *unit, int *pm);
 
 /* floor(log2(x)), x > 0 */
 static inline int mmt__ilog2(unsigned long long x)
