@@ -1182,6 +1182,62 @@ suite_plane() {
 	fresh
 }
 
+# typed_env WHERE CMD...: CMD with the typed fixture tree's roots, the
+# records readable through WHERE alone (sysfs: debugfs missing, as under
+# lockdown; debugfs: a module without /sys/kernel/mm/mmtune)
+typed_env() {
+	local where=$1 D=$W/typed/no-debugfs S=$W/typed/no-sysfs
+	shift
+	[ "$where" = sysfs ] && S=$W/typed/mm || D=$W/typed/debugfs
+	MMTUNE_SYSFS_MODULE=$W/typed/module MMTUNE_DEBUGFS=$D MMTUNE_SYSFS_MM=$S "$@"
+}
+
+# The typed reads (libmmtune read.c, sysrec.c): each record the same
+# through the sysfs files (fixtures/typed/sysfs.txt, a file a line;
+# param-policy, the policy parameter's rules) as through the debugfs text
+# of the same state (fixtures/typed/KIND) and as parsed from that text;
+# get's text made from sysfs the debugfs file's, byte for byte.
+suite_typed() {
+	local k line f t=$W/typed
+	rm -rf "$t"
+	mkdir -p "$t/module/parameters" "$t/debugfs/mmtune"
+	while IFS= read -r line; do
+		f=$t/mm/${line%%: *}
+		mkdir -p "${f%/*}"
+		printf '%s\n' "${line#*: }" > "$f"
+	done < "$FIX/typed/sysfs.txt"
+	cp "$FIX/typed/param-policy" "$t/module/parameters/policy"
+	echo 1 > "$t/module/parameters/stats_enable"
+	for k in info stats latency policy; do
+		cp "$FIX/typed/$k" "$t/debugfs/mmtune/$k"
+		run typed_env sysfs "$UNIT" read $k
+		cp "$W/out" "$t/$k.sysfs"
+		run typed_env debugfs "$UNIT" read $k
+		cp "$W/out" "$t/$k.debugfs"
+		run "$UNIT" parse $k "$FIX/typed/$k"
+		if cmp -s "$t/$k.sysfs" "$t/$k.debugfs" && cmp -s "$t/$k.sysfs" "$W/out" &&
+		   ! grep -q '^error\|EINVAL' "$W/out"; then
+			ok "typed: $k through sysfs = through debugfs = parsed ($(wc -l < "$W/out") lines)"
+		else
+			fail "typed: $k: $(diff "$t/$k.sysfs" "$t/$k.debugfs" | head -n 4 | tr '\n' ' ') /" \
+				"$(diff "$t/$k.sysfs" "$W/out" | head -n 4 | tr '\n' ' ')"
+		fi
+		run typed_env sysfs "$CTL" get $k
+		if [ "$RC" = 0 ] && cmp -s "$W/out" "$FIX/typed/$k"; then
+			ok "typed: get $k from sysfs = the debugfs file"
+		else
+			fail "typed: get $k from sysfs: exit $RC: $(diff "$W/out" "$FIX/typed/$k" | head -n 4 | tr '\n' ' ')"
+		fi
+	done
+	# a set that stays partial (the text has fewer rules than the
+	# module counts, read after read) is refused, not taken for the set
+	rm "$t/module/parameters/policy"
+	echo 4 > "$t/mm/policy/rules"
+	t_rc "typed: a policy that stays partial: refused" 1 env MMTUNE_SYSFS_MODULE="$t/module" \
+		MMTUNE_DEBUGFS="$t/debugfs" MMTUNE_SYSFS_MM="$t/mm" "$CTL" policy show
+	t_grep "typed: says read 3 of 4" err "read 3 of the module's 4 policy rules: refusing"
+}
+
 # Every name the module and the tools share has its docs/ABI entry.
 suite_abi_doc() {
 	local n missing=
@@ -1393,6 +1449,7 @@ run_suites() {
 	suite_prometheus_rss
 	suite_perm
 	suite_plane
+	suite_typed
 	suite_report
 	suite_rss
 	suite_replay
@@ -1402,7 +1459,7 @@ run_suites() {
 
 # tests/host/run.sh SUITE...: those suites alone, on the plain build (no
 # sanitizer pass, install, build flags, man pages or fuzzing)
-HOST_SUITES="unit rule_unit module_unit usage module kernel policy policy_auto prometheus prometheus_rss perm plane report rss replay advise_unit advise abi_doc results"
+HOST_SUITES="unit rule_unit module_unit usage module kernel policy policy_auto prometheus prometheus_rss perm plane typed report rss replay advise_unit advise abi_doc results"
 if [ $# -gt 0 ]; then
 	for s in "$@"; do
 		case " $HOST_SUITES " in

@@ -7,6 +7,9 @@
  *                               prints "n=N" then one "key=value" per pair
  *                               (latency: key=value, then "[low,high) fa nofa";
  *                               policy: the header, then a line per rule), or "EINVAL"
+ *   unit read KIND [MAX]        the same of the typed read (mmt_info, mmt_stats_read,
+ *                               mmt_latency_read, mmt_policy_read) where the env's
+ *                               roots point, or "error CODE: MESSAGE"
  *   unit json STRING            prints STRING as a JSON literal (both APIs)
  *   unit jsonw STRING [pretty]  a nested document of lib/jsonw.h holding
  *                               STRING as a name and as values
@@ -98,65 +101,83 @@ static void print_prule(const struct mmt_prule *r)
 }
 
 /* "rules=N/MAX kernel=K default=D", the default's counters, then the rules. */
-static void parse_policy(const char *text, size_t len)
+static void print_policy(const struct mmt_policy *p)
 {
-	struct mmt_policy *p = malloc(sizeof(*p));
 	int i;
 
-	if (!p || mmt_parse_policy(text, len, p)) {
-		printf("EINVAL\n");
-		free(p);
-		return;
-	}
 	printf("rules=%d/%d kernel=%d default=%d\n", p->nr, p->max_rules, p->kernel_order,
 	       p->default_order);
 	print_prule(&p->def);
 	for (i = 0; i < p->nr; i++)
 		print_prule(&p->r[i]);
+}
+
+static void print_latency(const struct mmt_latency *lat, int n)
+{
+	int i;
+
+	printf("n=%d kv=%d\n", n, lat->nkv);
+	for (i = 0; i < lat->nkv; i++)
+		printf("%s=%s\n", lat->kv[i].key, lat->kv[i].value);
+	for (i = 0; i < n; i++)
+		printf("[%llu,%llu) %llu %llu\n", lat->b[i].low, lat->b[i].high,
+		       lat->b[i].fault_around, lat->b[i].no_fault_around);
+}
+
+static void print_kv(const struct mmt_kv *kv, int n)
+{
+	int i;
+
+	printf("n=%d\n", n);
+	for (i = 0; i < n; i++)
+		printf("%s=%s\n", kv[i].key, kv[i].value);
+}
+
+/*
+ * A record of kind, parsed from text (read: NULL, the typed read where
+ * the env's roots point): its fields as print_*() show them, or EINVAL
+ * (parse), or the read's MMT_E* code and message (read).
+ */
+static void show_record(const char *kind, const char *text, size_t len, int max)
+{
+	struct mmt_policy *p = malloc(sizeof(*p));
+	struct mmt_latency *lat = malloc(sizeof(*lat));
+	struct mmt_kv *kv = calloc((size_t)max + 1, sizeof(*kv));
+	int n;
+
+	if (!strcmp(kind, "policy"))
+		n = text ? mmt_parse_policy(text, len, p) : mmt_policy_read(p);
+	else if (!strcmp(kind, "latency"))
+		n = text ? mmt_parse_latency(text, len, lat) : mmt_latency_read(lat);
+	else if (!strcmp(kind, "info"))
+		n = text ? mmt_parse_info(text, len, kv, max) : mmt_info(kv, max);
+	else
+		n = text ? mmt_parse_stats(text, len, kv, max) : mmt_stats_read(kv, max);
+	if (n < 0 && text)
+		printf("EINVAL\n");
+	else if (n < 0)
+		printf("error %d: %s\n", n, mmt_errmsg());
+	else if (!strcmp(kind, "policy"))
+		print_policy(p);
+	else if (!strcmp(kind, "latency"))
+		print_latency(lat, n);
+	else
+		print_kv(kv, n);
 	free(p);
+	free(lat);
+	free(kv);
 }
 
 static int do_parse(const char *kind, const char *path, int max)
 {
 	size_t len = 0;
 	char *text = slurp(path, &len);
-	int n, i;
 
 	if (!text) {
 		perror(path);
 		return 1;
 	}
-	if (!strcmp(kind, "policy")) {
-		parse_policy(text, len);
-	} else if (!strcmp(kind, "latency")) {
-		struct mmt_latency *lat = malloc(sizeof(*lat));
-
-		n = mmt_parse_latency(text, len, lat);
-		if (n < 0) {
-			printf("EINVAL\n");
-		} else {
-			printf("n=%d kv=%d\n", n, lat->nkv);
-			for (i = 0; i < lat->nkv; i++)
-				printf("%s=%s\n", lat->kv[i].key, lat->kv[i].value);
-			for (i = 0; i < n; i++)
-				printf("[%llu,%llu) %llu %llu\n", lat->b[i].low, lat->b[i].high,
-				       lat->b[i].fault_around, lat->b[i].no_fault_around);
-		}
-		free(lat);
-	} else {
-		struct mmt_kv *kv = calloc((size_t)max + 1, sizeof(*kv));
-
-		n = !strcmp(kind, "info") ? mmt_parse_info(text, len, kv, max)
-					  : mmt_parse_stats(text, len, kv, max);
-		if (n < 0) {
-			printf("EINVAL\n");
-		} else {
-			printf("n=%d\n", n);
-			for (i = 0; i < n; i++)
-				printf("%s=%s\n", kv[i].key, kv[i].value);
-		}
-		free(kv);
-	}
+	show_record(kind, text, len, max);
 	free(text);
 	return 0;
 }
@@ -541,6 +562,10 @@ int main(int argc, char **argv)
 	}
 	if (argc >= 4 && !strcmp(argv[1], "parse"))
 		return do_parse(argv[2], argv[3], argc > 4 ? atoi(argv[4]) : 256);
+	if (argc >= 3 && !strcmp(argv[1], "read")) {
+		show_record(argv[2], NULL, 0, argc > 3 ? atoi(argv[3]) : 256);
+		return 0;
+	}
 	if (argc == 3 && !strcmp(argv[1], "json")) {
 		char *b;
 		size_t n = mmt_json_escape(NULL, 0, argv[2]);
@@ -558,6 +583,6 @@ int main(int argc, char **argv)
 		jsonw_doc(stdout, argv[2], argc > 3 && !strcmp(argv[3], "pretty"));
 		return 0;
 	}
-	fprintf(stderr, "usage: unit selftest | parse KIND FILE [MAX] | json STRING | jsonw STRING [pretty]\n");
+	fprintf(stderr, "usage: unit selftest | parse KIND FILE [MAX] | read KIND [MAX] | json STRING | jsonw STRING [pretty]\n");
 	return 2;
 }

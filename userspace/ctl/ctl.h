@@ -58,8 +58,8 @@ int lib_fail(int err);
 void note_kernel_knob(void);
 /* stats_enable: 1, 0, or -1 if it cannot be read. */
 int stats_enabled(void);
-/* Read and parse the stats file: pairs, or -(exit code) after saying why. */
-int read_stats(char *buf, struct mmt_kv *kv, int max);
+/* The counters (mmt_stats_read): pairs, or -(exit code) after saying why. */
+int read_stats(struct mmt_kv *kv, int max);
 /* A parameter's value, trailing blanks dropped, into v ("" if unknown). */
 void param_value(const char *knob, char *v, size_t n);
 /* /proc, or env MMTUNE_PROC standing for it (tests). */

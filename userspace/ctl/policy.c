@@ -59,7 +59,7 @@ static int sysfs_int(const char *rel)
 /* sysfs policy/rules: the module's count of its rules, or -1 (none). */
 static int rules_count(void)
 {
-	return sysfs_int("policy/rules");	/* none: the text is all there is */
+	return sysfs_int("policy/rules");
 }
 
 /* Whether the module has no policy at all (one from before it). */
@@ -72,67 +72,18 @@ int policy_absent(void)
 }
 
 /*
- * Editors beside us (mmtunectl run puts a rule in and takes it out) can
- * change the rules between the reads of one try, many times in a row on a
- * busy machine: tries enough for a dozen of them, a short sleep between.
+ * Read the policy (mmt_policy_read: the whole set or none, read again
+ * while it tears); -(exit code) after saying why.
  */
-#define READ_TRIES	20
-
-/*
- * Read and parse the policy file once: 0, 1 if the rules changed meanwhile
- * (read again), 2 if the text holds another number of rules than the
- * module's count, the count the same before and after (a change and one
- * back, or a text cut short: read again, and refuse if it stays so), or
- * -(exit code) after saying why.  A set with rules missing must never be
- * written back as the whole set.
- */
-static int read_policy_once(struct mmt_policy *ps, char *buf)
-{
-	int before = rules_count(), after, err;
-	long r = mmt_knob_read_n("policy", buf, BUFSZ);
-
-	if (r < 0) {
-		if (r == MMT_ENOKNOB || (r == MMT_EIO && errno == ENOENT)) {
-			fprintf(stderr, PROG ": this mmtune module has no policy (see 'mmtunectl status': policy)\n");
-			return -MMT_EXIT_FAIL;
-		}
-		return -lib_fail((int)r);
-	}
-	after = rules_count();
-	if (before != after)
-		return 1;
-	err = mmt_parse_policy(buf, (size_t)r, ps);
-	if (err == MMT_EIO)
-		return -lib_fail(err);
-	if (err) {
-		if (rules_count() != after)
-			return 1;
-		fprintf(stderr, PROG ": unexpected content in the module's policy file\n");
-		return -MMT_EXIT_FAIL;
-	}
-	return after < 0 || after == ps->nr ? 0 : 2;
-}
-
-/* Read and parse the policy file; -(exit code) after saying why. */
 int read_policy(struct mmt_policy *ps)
 {
-	char *buf = malloc(BUFSZ);
-	int tries, rc = 1;
+	int err = mmt_policy_read(ps);
 
-	if (!buf)
-		return -lib_fail(MMT_EIO);
-	for (tries = 0; tries < READ_TRIES && rc > 0; tries++) {
-		if (tries)
-			usleep(1000 * (tries < 10 ? tries : 10));
-		rc = read_policy_once(ps, buf);
+	if (err == MMT_ENOKNOB) {	/* the module's fault, not a usage error */
+		fprintf(stderr, PROG ": %s\n", mmt_errmsg());
+		return -MMT_EXIT_FAIL;
 	}
-	free(buf);
-	if (rc == 2)
-		fprintf(stderr, PROG ": read %d of the module's %d policy rules: refusing to go on with a partial set\n",
-			ps->nr, rules_count());
-	else if (rc == 1)
-		fprintf(stderr, PROG ": the policy changed while read, %d times: try again\n", READ_TRIES);
-	return rc > 0 ? -MMT_EXIT_FAIL : rc;
+	return err ? -lib_fail(err) : 0;
 }
 
 int rule_match(const struct mmt_prule *r, long *pid, const char **val)

@@ -346,13 +346,12 @@ static void lat_kind(struct prom *p, const struct mmt_latency *lat, int fa)
 	sample(p, PM_LATENCY, "_count", l, c);
 }
 
-/* The latency file as a histogram (no _sum: the module keeps none). */
-static void prom_latency(struct prom *p, char *buf)
+/* The latency record as a histogram (no _sum: the module keeps none). */
+static void prom_latency(struct prom *p)
 {
 	struct mmt_latency *lat = malloc(sizeof(*lat));
-	long r = mmt_knob_read_n("latency", buf, BUFSZ);
 
-	if (lat && r >= 0 && mmt_parse_latency(buf, (size_t)r, lat) >= 0 && lat_usable(lat)) {
+	if (lat && mmt_latency_read(lat) >= 0 && lat_usable(lat)) {
 		lat_kind(p, lat, 1);
 		lat_kind(p, lat, 0);
 	}
@@ -408,7 +407,7 @@ int print_prometheus(const struct mmt_kv *kv, int n, int sen, char *buf, int rss
 	prom_usefulness(&p, buf);
 	if (ps)
 		prom_rules(&p, ps);
-	prom_latency(&p, buf);
+	prom_latency(&p);
 	if (by)
 		prom_rss(&p, ps, by);
 	free(by);

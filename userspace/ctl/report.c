@@ -359,23 +359,37 @@ static void snap_vmstat(struct snap *s, char *buf)
 	}
 }
 
-/* A "key value" or "key: value" file of the module through libmmtune. */
-static void snap_knob(struct snap *s, const char *knob, const char *const *keys,
-		      char *why, size_t wl, char *buf)
+/* The usefulness file's "key: value" pairs (debugfs alone has it): count, or -1 after saying why. */
+static int useful_kv(struct mmt_kv *kv, char *why, size_t wl, char *buf)
 {
-	struct mmt_kv kv[MAXKV];
-	long r = mmt_knob_read_n(knob, buf, BUFSZ);
-	int n, i;
+	long r = mmt_knob_read_n("usefulness", buf, BUFSZ);
+	int n;
 
 	if (r < 0) {
 		snprintf(why, wl, "%s", mmt_errmsg());
-		return;
+		return -1;
 	}
-	n = keys ? mmt_parse_info(buf, (size_t)r, kv, MAXKV) : mmt_parse_stats(buf, (size_t)r, kv, MAXKV);
-	if (n < 0) {
-		snprintf(why, wl, "unexpected content in the module's %s file", knob);
-		return;
+	n = mmt_parse_info(buf, (size_t)r, kv, MAXKV);
+	if (n < 0)
+		snprintf(why, wl, "unexpected content in the module's usefulness file");
+	return n;
+}
+
+/* The counters (keys NULL), or the usefulness file's keys, into s. */
+static void snap_knob(struct snap *s, const char *const *keys, char *why, size_t wl, char *buf)
+{
+	struct mmt_kv kv[MAXKV];
+	int n, i;
+
+	if (keys) {
+		n = useful_kv(kv, why, wl, buf);
+	} else {
+		n = mmt_stats_read(kv, MAXKV);
+		if (n < 0)
+			snprintf(why, wl, "%s", mmt_errmsg());
 	}
+	if (n < 0)
+		return;
 	for (i = 0; i < n; i++) {
 		if (keys && strcmp(kv[i].key, keys[0]) && strcmp(kv[i].key, keys[1]))
 			continue;
@@ -395,8 +409,8 @@ static void take_snap(struct snap *s, char *buf)
 {
 	memset(s, 0, sizeof(*s));
 	snap_vmstat(s, buf);
-	snap_knob(s, "stats", NULL, s->why_stats, sizeof(s->why_stats), buf);
-	snap_knob(s, "usefulness", useful_keys, s->why_useful, sizeof(s->why_useful), buf);
+	snap_knob(s, NULL, s->why_stats, sizeof(s->why_stats), buf);
+	snap_knob(s, useful_keys, s->why_useful, sizeof(s->why_useful), buf);
 }
 
 /* ---- running CMD */
@@ -650,20 +664,16 @@ static void lat_kind(struct out *o, const struct mmt_latency *l, int fa)
 	out_obj_end(o);
 }
 
-static void section_latency(struct out *o, char *buf)
+static void section_latency(struct out *o)
 {
-	struct mmt_latency *l;
-	long r = mmt_knob_read_n("latency", buf, BUFSZ);
+	struct mmt_latency *l = calloc(1, sizeof(*l));
 	const char *unit;
+	int n = l ? mmt_latency_read(l) : MMT_EIO;
 
 	out_text(o, "\nFault latency\n");
-	if (r < 0) {
-		section_na(o, "latency", mmt_errmsg());
-		return;
-	}
-	l = calloc(1, sizeof(*l));
-	if (!l || mmt_parse_latency(buf, (size_t)r, l) <= 0) {
-		section_na(o, "latency", l ? "no histogram in the latency file" : "out of memory");
+	if (n <= 0) {
+		section_na(o, "latency", !l ? "out of memory" : n < 0 ? mmt_errmsg() :
+			   "no histogram in the latency file");
 		free(l);
 		return;
 	}
@@ -728,7 +738,7 @@ static int do_report(int argc, char **argv)
 		section_settings(&o);
 		section_run(&o, rr.cmd ? &rr : NULL, &s[0], rr.cmd ? &s[1] : NULL);
 		section_useful(&o, buf);
-		section_latency(&o, buf);
+		section_latency(&o);
 		if (replay) {
 			out_text(&o, "\nReplayed orders (docs/replay.md)\n");
 			err = replay_section(&o, replay);

@@ -66,15 +66,13 @@ static int cmp_u64(const char *v, unsigned long long *u)
 	return mmt_parse_u64(v, u) == MMT_OK;
 }
 
-/* JSON only: the latency file as an object, or null when it is missing or unusable. */
-static void show_latency(struct out *o, char *buf)
+/* JSON only: the latency record as an object, or null when it is missing or unusable. */
+static void show_latency(struct out *o)
 {
-	struct mmt_latency *lat;
-	long r = mmt_knob_read_n("latency", buf, BUFSZ);
+	struct mmt_latency *lat = malloc(sizeof(*lat));
 	int i;
 
-	lat = r >= 0 ? malloc(sizeof(*lat)) : NULL;
-	if (!lat || mmt_parse_latency(buf, (size_t)r, lat) < 0 || (!lat->nkv && !lat->nb)) {
+	if (!lat || mmt_latency_read(lat) < 0 || (!lat->nkv && !lat->nb)) {
 		out_str(o, "latency", NULL, NULL, NULL);
 		free(lat);
 		return;
@@ -134,7 +132,7 @@ static void show_deltas(struct out *o, long iter, long secs, struct mmt_kv *prev
 	fflush(stdout);
 }
 
-static int watch(long secs, long count, int json, char *buf, struct mmt_kv *prev, int np)
+static int watch(long secs, long count, int json, struct mmt_kv *prev, int np)
 {
 	struct mmt_kv *cur = calloc(MAXKV, sizeof(*cur));
 	struct sigaction sa;
@@ -161,7 +159,7 @@ static int watch(long secs, long count, int json, char *buf, struct mmt_kv *prev
 	for (iter = 1; count <= 0 || iter <= count; iter++) {
 		if (nap(secs))
 			break;
-		nc = read_stats(buf, cur, MAXKV);
+		nc = read_stats(cur, MAXKV);
 		if (nc < 0) {
 			rc = -nc;
 			break;
@@ -173,7 +171,7 @@ static int watch(long secs, long count, int json, char *buf, struct mmt_kv *prev
 }
 
 /* The counters once: "name value" lines (names aligned), or one JSON object. */
-static void show_stats(struct out *o, const struct mmt_kv *kv, int n, int sen, char *buf)
+static void show_stats(struct out *o, const struct mmt_kv *kv, int n, int sen)
 {
 	unsigned long long u;
 	int i, ok, w = 0;
@@ -194,7 +192,7 @@ static void show_stats(struct out *o, const struct mmt_kv *kv, int n, int sen, c
 	}
 	out_obj_end(o);
 	if (out_json(o))
-		show_latency(o, buf);
+		show_latency(o);
 	out_obj_end(o);
 }
 
@@ -261,7 +259,7 @@ static int do_stats(int argc, char **argv)
 		rc = lib_fail(MMT_EIO);
 		goto out;
 	}
-	n = read_stats(buf, kv, MAXKV);
+	n = read_stats(kv, MAXKV);
 	if (n < 0) {
 		rc = -n;
 		goto out;
@@ -272,10 +270,10 @@ static int do_stats(int argc, char **argv)
 	if (a.prom) {
 		rc = print_prometheus(kv, n, sen, buf, a.rss);
 	} else if (a.secs) {
-		rc = watch(a.secs, a.count, a.json, buf, kv, n);
+		rc = watch(a.secs, a.count, a.json, kv, n);
 	} else {
 		out_init(&o, a.json, 0);
-		show_stats(&o, kv, n, sen, buf);
+		show_stats(&o, kv, n, sen);
 	}
 out:
 	free(kv);

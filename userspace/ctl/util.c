@@ -49,19 +49,11 @@ void note_kernel_knob(void)
 		kp ? kp : "fault_around_bytes");
 }
 
-int read_stats(char *buf, struct mmt_kv *kv, int max)
+int read_stats(struct mmt_kv *kv, int max)
 {
-	long r = mmt_knob_read_n("stats", buf, BUFSZ);
-	int n;
+	int n = mmt_stats_read(kv, max);
 
-	if (r < 0)
-		return -lib_fail((int)r);
-	n = mmt_parse_stats(buf, (size_t)r, kv, max);
-	if (n < 0) {
-		fprintf(stderr, PROG ": unexpected content in the module's stats file\n");
-		return -MMT_EXIT_FAIL;
-	}
-	return n;
+	return n < 0 ? -lib_fail(n) : n;
 }
 
 void param_value(const char *knob, char *v, size_t n)

@@ -72,15 +72,14 @@ static int ilog2l(long v)
 /* page-table geometry: from the module when it is loaded, else x86/arm64-like */
 static void geometry(struct mms_ctx *c)
 {
-	char buf[4096];
 	struct mmt_kv kv[64];
 	const char *v;
 	int n;
 
 	c->page = sysconf(_SC_PAGESIZE);
 	c->ptrs_per_pte = c->page / 8;
-	if (mmt_module_loaded() && mmt_knob_read("info", buf, sizeof(buf)) == 0) {
-		n = mmt_parse_info(buf, strlen(buf), kv, 64);
+	if (mmt_module_loaded()) {
+		n = mmt_info(kv, 64);
 		if (n > 0 && (v = mmt_kv_get(kv, n, "ptrs_per_pte")) && atol(v) > 1)
 			c->ptrs_per_pte = atol(v);
 	}

@@ -158,17 +158,16 @@ static int rule_matches(const struct mmt_prule *r, const char *comm, const char 
  */
 static int policy_order(char *rule, size_t len)
 {
-	static char buf[32768];
 	char comm[64] = "", cg[4096];
 	struct mmt_policy *p;
 	int i, m, order = -1;
 	FILE *f;
 
 	rule[0] = 0;
-	if (!mmt_module_loaded() || mmt_knob_read("policy", buf, sizeof(buf)) != 0)
+	if (!mmt_module_loaded())
 		return -1;
 	p = malloc(sizeof(*p));
-	if (!p || mmt_parse_policy(buf, strlen(buf), p)) {
+	if (!p || mmt_policy_read(p)) {
 		free(p);
 		return -1;
 	}
