@@ -113,6 +113,13 @@ void out_item(struct out *o, const char *s);
  */
 int print_prometheus(const struct mmt_kv *kv, int n, int sen, char *buf, int rss);
 
+/*
+ * rectext.c: the debugfs text of a record (info, stats, latency, policy)
+ * made from it as libmmtune reads it, to f, for get where debugfs cannot
+ * serve; 0, or -1 (not a record, or unread; nothing printed).
+ */
+int record_text(const char *knob, FILE *f);
+
 /* knob.c: value checks set and pfn_valid share */
 #define PFV_COUNT_MAX	(1 << 24)
 int bench_arg_ok(const char *v);

@@ -38,6 +38,21 @@ static int is_knob(const char *k, const char *name)
 	return !strcmp(k, name);
 }
 
+/*
+ * A record whose debugfs file failed with err (lockdown, no debugfs, not
+ * root): its text made from sysfs; else err, said.  0 or an exit code.
+ */
+static int record_get(const char *knob, int err)
+{
+	char why[512];
+
+	snprintf(why, sizeof(why), "%s", mmt_errmsg());
+	if (!record_text(knob, stdout))
+		return 0;
+	fprintf(stderr, PROG ": %s\n", why);
+	return mmt_exit_code(err);
+}
+
 static int do_get(int argc, char **argv)
 {
 	const char *knob;
@@ -70,7 +85,7 @@ static int do_get(int argc, char **argv)
 		r = mmt_knob_read_n(knob, buf, BUFSZ);
 		if (r < 0) {
 			free(buf);
-			return lib_fail((int)r);
+			return record_get(knob, (int)r);
 		}
 		fputs(buf, stdout);
 		if (r > 0 && buf[r - 1] != '\n')

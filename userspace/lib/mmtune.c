@@ -151,11 +151,6 @@ static int knob_path(char *p, size_t n, const char *knob)
 	return MMT_OK;
 }
 
-static int debugfs_first(const char *knob)
-{
-	return knob && (!strcmp(knob, "info") || !strcmp(knob, "latency"));
-}
-
 long mmt_knob_read_n(const char *knob, char *buf, size_t len)
 {
 	char p[PATH_MAX + 128];
@@ -166,29 +161,22 @@ long mmt_knob_read_n(const char *knob, char *buf, size_t len)
 		return mmt__fail(MMT_EINVAL, "no buffer to read %s into", knob ? knob : "");
 	buf[0] = '\0';
 	/*
-	 * The lockdown-proof files first (plane.c), debugfs after; but
-	 * info and latency, which have no write bit and so stay readable
-	 * under lockdown, from debugfs first: its text has every line
-	 * (sysfs has the shared names only).
+	 * A tunable through its parameter first (plane.c), debugfs after;
+	 * the records (info, stats, latency, policy) from their debugfs
+	 * file: a caller that wants their values reads them typed (read.c).
 	 */
-	if (!debugfs_first(knob) && mmt_knob_name_ok(knob) && mmt_module_loaded()) {
+	if (mmt_knob_name_ok(knob) && mmt_module_loaded()) {
 		r = mmt__plane_read(knob, buf, len);
 		if (r >= 0)
 			return r;
 	}
 	err = knob_path(p, sizeof(p), knob);
-	if (!err) {
-		r = mmt_read_path(p, buf, len);
-		if (r >= 0)
-			return r;
-		err = mmt_errno_to_err(errno, p, NULL);
-	}
-	if (debugfs_first(knob) && mmt_module_loaded()) {
-		r = mmt__plane_read(knob, buf, len);
-		if (r >= 0)
-			return r;
-	}
-	return err;
+	if (err)
+		return err;
+	r = mmt_read_path(p, buf, len);
+	if (r >= 0)
+		return r;
+	return mmt_errno_to_err(errno, p, NULL);
 }
 
 int mmt_knob_read(const char *knob, char *buf, size_t len)

@@ -18,12 +18,11 @@ extern __thread int mmt__last_errno;
 int mmt__write_path(const char *path, const char *value);
 
 /*
- * plane.c: a knob through the lockdown-proof files (module parameters and
- * /sys/kernel/mm/mmtune/), in the text debugfs would give.  Read: bytes,
- * or < 0 when those files cannot serve it (the caller tries debugfs).
- * Write: MMT_OK, an MMT_E* code, or MMT__NOPLANE to try debugfs.
- * mmt__plane_present(): whether the module has the whole lockdown-proof
- * interface.
+ * plane.c: a tunable through the lockdown-proof files (its module
+ * parameter).  Read: bytes, or < 0 when the parameter cannot serve it
+ * (the caller tries debugfs).  Write: MMT_OK, an MMT_E* code, or
+ * MMT__NOPLANE to try debugfs.  mmt__plane_present(): whether the module
+ * has the whole lockdown-proof interface.
  */
 #define MMT__NOPLANE	(-100)
 long mmt__plane_read(const char *knob, char *buf, size_t len);
