@@ -452,7 +452,8 @@ static const struct policy_rule *auto_before(const struct policy_set *cur,
 
 	for (i = 0; cur && i < cur->nr; i++) {
 		c = &cur->rule[i];
-		if (!c->is_auto || c->kind != r->kind || c->inode != r->inode ||
+		if (!c->is_auto || c->auto_file != r->auto_file ||
+		    c->kind != r->kind || c->inode != r->inode ||
 		    c->vma != r->vma || c->madv_random != r->madv_random ||
 		    c->learn_any != r->learn_any ||
 		    !uid_eq(c->learn_uid, r->learn_uid))
@@ -498,11 +499,19 @@ int mmtune_auto_start_rules(struct policy_set *set, const struct policy_set *cur
 			 * carried over at the install (mmtune_auto_carry)
 			 */
 			r->au = prev->au;
+			/* and its files' (a copy of the rule holds them already) */
+			if (!r->files)
+				r->files = mmtune_af_get(prev->files);
 			continue;
 		}
 		mmtune_auto_start(&r->au, r->auto_from ? r->order :
 				  min(base, mmtune_max_order()));
 		r->au.id = ++auto_gen;
+		/* a new file's order: the rule's start */
+		if (r->auto_file && !r->files)
+			r->files = mmtune_af_alloc(r->au.order);
+		if (r->auto_file && !r->files)
+			return -ENOMEM;
 	}
 	return 0;
 }
@@ -547,6 +556,9 @@ void mmtune_auto_judge_rules(struct policy_set *set)
 		r = &set->rule[i];
 		if (!r->is_auto)
 			continue;
+		if (r->files)
+			auto_changes += mmtune_af_judge(r->files,
+							mmtune_useful_max_order());
 		ctr_sum(set, i, &c);
 		old = r->au.order;
 		/* never above an order whose windows go unmeasured */

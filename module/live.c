@@ -43,6 +43,7 @@
  * than LIVE_SCAN pids, the processes past them until a later poll's scan
  * comes round.
  */
+#include <linux/bits.h>
 #include <linux/jiffies.h>
 #include <linux/mm.h>
 #include <linux/pid.h>
@@ -57,6 +58,7 @@
 #include "mmtune.h"
 #include "pgwalk.h"
 #include "auto.h"
+#include "auto_file.h"
 #include "live.h"
 #include "rules.h"
 
@@ -77,6 +79,13 @@ static u64 live_passes, live_slots, live_busy, live_max_ns;
 static int live_cursor = 1;		/* the pid the next scan starts at */
 static u64 live_scanned;		/* pids looked at, since load */
 static unsigned int live_scan_max;	/* the most under one RCU section */
+
+/* An auto:file rule's pass: the old pages per file (auto_file.c's entry) */
+struct live_files {
+	struct mmtune_auto_files *af;
+	unsigned long seen;		/* BIT(entry): a mapping of its file */
+	u64 old[AF_ENTRIES];
+};
 
 struct live_pick {
 	struct task_struct *task;
@@ -185,11 +194,16 @@ static unsigned int live_pick(struct live_pick *pk, const unsigned long *ids,
  * looked at, or a page table walked) it lets the lock go, reschedules and
  * tries it again, going on from the address it reached (find_vma()); a
  * lock taken by then ends the pass here for this poll (policy_live_busy).
+ * @lf: an auto:file rule's pass walked from the start, whose old pages
+ * per file go there too; else NULL.
  */
 static bool live_walk(const struct policy_set *set, struct mm_struct *mm,
 		      unsigned long id, unsigned long *next, u64 *old,
-		      unsigned long *budget)
+		      unsigned long *budget, struct live_files *lf)
 {
+	u64 before;
+	int fi;
+
 	unsigned long addr = *next, stop, end;
 	struct vm_area_struct *vma = NULL;
 	unsigned int i, steps = 0;
@@ -220,6 +234,7 @@ static bool live_walk(const struct policy_set *set, struct mm_struct *mm,
 			addr = vma->vm_end;
 			continue;
 		}
+		before = *old;
 		rcu_read_lock();
 		for (i = 0; i < LIVE_CHUNK && addr < vma->vm_end && *budget;
 		     i++, addr = stop) {
@@ -229,6 +244,11 @@ static bool live_walk(const struct policy_set *set, struct mm_struct *mm,
 		}
 		rcu_read_unlock();
 		steps += i;
+		fi = lf ? mmtune_af_index(lf->af, vma) : -1;
+		if (fi >= 0) {
+			lf->old[fi] += *old - before;
+			lf->seen |= BIT(fi);
+		}
 	}
 	mmap_read_unlock(mm);
 	*next = addr;
@@ -241,8 +261,9 @@ static void live_one(struct policy_set *set, const struct live_pick *pk,
 {
 	struct mm_struct *mm = get_task_mm(pk->task);
 	unsigned long next, age, id = pk->id, before = *budget;
+	struct live_files lf = { .af = mmtune_rules_auto_files(set, id) };
 	u64 old, p, u, runs;
-	bool done;
+	bool done, whole;
 
 	if (!mm)
 		return;
@@ -250,8 +271,13 @@ static void live_one(struct policy_set *set, const struct live_pick *pk,
 		if (!mmap_read_trylock(mm)) {
 			live_busy++;
 		} else {
+			/* a file's old pages: of a pass walked in one go */
+			whole = lf.af && !next;
 			/* unlocks */
-			done = live_walk(set, mm, id, &next, &old, budget);
+			done = live_walk(set, mm, id, &next, &old, budget,
+					 whole ? &lf : NULL);
+			if (done && whole)
+				mmtune_af_pass(lf.af, lf.old, lf.seen);
 			live_slots += before - *budget;
 			if (mmtune_auto_live_pass(mm, id, next, old, done,
 						  &p, &u, &runs)) {

@@ -169,7 +169,7 @@ int mmtune_policy_edit(const char *line);
 /* rules.c: usefulness.c's window and per-rule counts; preemption off */
 void mmtune_policy_window(const struct vm_fault *vmf, unsigned long *start,
 			  unsigned long *end);
-void mmtune_policy_prefaulted(struct mm_struct *mm, unsigned int n);
+void mmtune_policy_prefaulted(const struct vm_area_struct *vma, unsigned int n);
 bool mmtune_policy_untouched(struct vm_area_struct *vma, unsigned long n);
 /* policy.c: usefulness.c tells whether it measures: the live walk runs only then */
 void mmtune_policy_measured(bool on);

@@ -19,6 +19,7 @@
 #include <linux/uidgid.h>
 
 #include "auto.h"
+#include "auto_file.h"
 #include "mmtune_abi.h"
 #include "policy_grammar.h"
 #include "rules_pure.h"
@@ -46,7 +47,9 @@ struct policy_rule {
 	unsigned int order;		/* unless is_auto; auto_from's start */
 	bool is_auto;			/* order=auto: au.order, auto.c's */
 	bool auto_from;			/* order=auto:N: a new rule starts at N */
+	bool auto_file;			/* order=auto:file: an order per file */
 	struct mmtune_auto au;
+	struct mmtune_auto_files *files; /* auto_file: a reference, or NULL */
 	union {
 		u64 comm[COMM_WORDS];	/* zero-padded, like task->comm */
 		struct pid *pid;	/* a reference */

@@ -67,6 +67,8 @@ static void show_ctr(struct seq_file *m, const struct policy_set *set,
 			   c.untouched);
 	if (idx < set->nr && set->rule[idx].is_auto)
 		show_auto(m, &set->rule[idx].au, &c);
+	if (idx < set->nr && set->rule[idx].files)
+		mmtune_af_show(m, set->rule[idx].files);
 	seq_putc(m, '\n');
 }
 

@@ -126,13 +126,17 @@ static int check_learn_uid(const char *val, struct rule_words *w,
 
 static int check_order(const char *val, struct rule_words *w, unsigned int line)
 {
-	/* auto:N: auto, starting at N (what `save` learned) */
+	/*
+	 * auto:N: auto, starting at N (what `save` learned); auto:file: an
+	 * order learned per file (auto_file.c)
+	 */
 	w->is_auto = !strncmp(val, "auto", 4) && (!val[4] || val[4] == ':');
-	w->auto_from = w->is_auto && val[4] == ':';
+	w->auto_file = w->is_auto && !strcmp(val + 4, ":file");
+	w->auto_from = w->is_auto && val[4] == ':' && !w->auto_file;
 	if ((!w->is_auto || w->auto_from) &&
 	    mmtune_parse_order(w->auto_from ? val + 5 : val, &w->order))
 		return policy_reject(line,
-				     "order '%s': want 0..%u, 'default', 'auto' or 'auto:N'",
+				     "order '%s': want 0..%u, 'default', 'auto', 'auto:N' or 'auto:file'",
 				     val, mmtune_max_order());
 	return 0;
 }

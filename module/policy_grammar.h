@@ -33,6 +33,7 @@ struct rule_words {
 	unsigned int order;		/* unless is_auto; auto_from's start */
 	bool is_auto;			/* order=auto or auto:N */
 	bool auto_from;			/* order=auto:N */
+	bool auto_file;			/* order=auto:file */
 	enum rule_vma vma;		/* vma= */
 	bool madv_random;		/* madv=random */
 	bool learn_any;			/* learn_uid=any */

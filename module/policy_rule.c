@@ -52,6 +52,8 @@ void policy_rule_free(struct policy_rule *r)
 	if (r->fpath.mnt)
 		path_put(&r->fpath);
 	kfree(r->file);
+	mmtune_af_put(r->files);
+	r->files = NULL;
 	r->inode = NULL;
 	r->fpath.mnt = NULL;
 	r->fpath.dentry = NULL;
@@ -356,6 +358,7 @@ int policy_parse_rule(char *text, struct policy_rule *r, unsigned int line,
 	r->order = w.order;
 	r->is_auto = w.is_auto;
 	r->auto_from = w.auto_from;
+	r->auto_file = w.auto_file;
 	r->has_map = w.has_map;
 	r->vma = w.vma;
 	r->madv_random = w.madv_random;
@@ -467,7 +470,7 @@ void policy_show_rule_text(struct seq_file *m, const struct policy_rule *r)
 	policy_show_map_keys(m, r);
 	policy_show_learn(m, r);
 	if (r->is_auto)
-		seq_puts(m, " order=auto");
+		seq_puts(m, r->auto_file ? " order=auto:file" : " order=auto");
 	else
 		seq_printf(m, " order=%u", r->order);
 }
@@ -492,6 +495,7 @@ int policy_rule_dup(struct policy_rule *dst, const struct policy_rule *src)
 	dst->inode = NULL;	/* held below: an early return puts none */
 	dst->fpath.mnt = NULL;
 	dst->fpath.dentry = NULL;
+	dst->files = mmtune_af_get(src->files);	/* the same files: the same rule */
 	switch (src->kind) {
 	case RULE_PID:
 		get_pid(src->pid);

@@ -413,7 +413,7 @@ static __always_inline void fault_around(struct mmtune_hook_call *c,
 		return;
 	idx = shared ? match_once(set, vmf, TAG_POLICY) :
 		match_current(set, vmf->vma);
-	order = idx < set->nr ? rule_order(&set->rule[idx]) :
+	order = idx < set->nr ? rule_order_vma(&set->rule[idx], vmf->vma) :
 		READ_ONCE(mmtune_fa_base);
 	this_cpu_inc(set->ctr[idx].hits);
 	slot_note(set, idx);
@@ -463,7 +463,7 @@ void notrace mmtune_policy_window(const struct vm_fault *vmf,
 		return;
 	idx = match_once(set, vmf, TAG_PROBE);
 	slot_note(set, idx);
-	narrow(vmf, idx < set->nr ? rule_order(&set->rule[idx]) :
+	narrow(vmf, idx < set->nr ? rule_order_vma(&set->rule[idx], vmf->vma) :
 	       READ_ONCE(mmtune_fa_base), start, end);
 }
 
@@ -544,12 +544,14 @@ static __always_inline bool auto_vouched(const struct policy_rule *r,
  * matched (as policy_mapped), and pre-mapped pages found untouched at
  * unmap, for the rule of the process whose pages they were
  * (mmtune_policy_untouched()).  An auto rule's counts are kept per mm and
- * rule (auto.c).
+ * rule (auto.c), an auto:file rule's per file of @vma too (auto_file.c).
  */
-void notrace mmtune_policy_prefaulted(struct mm_struct *mm, unsigned int n)
+void notrace mmtune_policy_prefaulted(const struct vm_area_struct *vma,
+				      unsigned int n)
 {
 	struct policy_set *set = rcu_dereference_sched(policy_active);
 	int idx = set ? slot_read(set) : -1;
+	struct mm_struct *mm = vma->vm_mm;
 	const struct policy_rule *r;
 
 	if (idx < 0 || (unsigned int)idx > set->nr)
@@ -560,6 +562,8 @@ void notrace mmtune_policy_prefaulted(struct mm_struct *mm, unsigned int n)
 	r = &set->rule[idx];
 	if (likely(auto_vouched(r, mm))) {
 		mmtune_auto_mapped(mm, r->au.id, n);
+		if (r->files)
+			mmtune_af_mapped(r->files, vma, n);
 		return;
 	}
 	/*
@@ -602,6 +606,15 @@ void notrace mmtune_rules_credit(struct policy_set *set, unsigned long id,
 		this_cpu_add(set->ctr[idx].auto_u, u);
 		this_cpu_add(set->ctr[idx].auto_runs, runs);
 	}
+}
+
+/* The files of the auto rule @id of @set (an auto:file rule), or NULL */
+struct mmtune_auto_files *mmtune_rules_auto_files(const struct policy_set *set,
+						  unsigned long id)
+{
+	unsigned int idx = auto_index(set, id);
+
+	return idx < set->nr ? set->rule[idx].files : NULL;
 }
 
 /*
@@ -682,8 +695,12 @@ bool notrace mmtune_policy_untouched(struct vm_area_struct *vma,
 	if (!set->nr_auto)
 		return owner;
 	of = mmtune_rules_auto_of(set, vma);
+	i = of ? auto_index(set, of) : set->nr;
+	/* an auto:file rule's file, of a process it learns from */
+	if (i < set->nr && set->rule[i].files)
+		mmtune_af_untouched(set->rule[i].files, vma, n,
+				    !atomic_read(&mm->mm_users));
 	if (n && !owner && of) {
-		i = auto_index(set, of);
 		credited = i < set->nr;
 		if (credited)
 			this_cpu_add(set->ctr[i].untouched, n);

@@ -35,11 +35,22 @@ unsigned long mmtune_rules_auto_of(const struct policy_set *set,
 				   const struct vm_area_struct *vma);
 void mmtune_rules_credit(struct policy_set *set, unsigned long id, u64 p,
 			 u64 u, u64 runs);
+struct mmtune_auto_files *mmtune_rules_auto_files(const struct policy_set *set,
+						  unsigned long id);
 
 /* The order rule @r gives now: an auto rule's moves */
 static __always_inline unsigned int rule_order(const struct policy_rule *r)
 {
 	return r->is_auto ? READ_ONCE(r->au.order) : r->order;
+}
+
+/* ... to a fault on @vma: an auto:file rule's is the file's (auto_file.c) */
+static __always_inline unsigned int rule_order_vma(const struct policy_rule *r,
+						   const struct vm_area_struct *vma)
+{
+	if (unlikely(r->files))
+		return mmtune_af_order(r->files, vma);
+	return rule_order(r);
 }
 
 /* Rule @idx's counters of @set (set->nr: no match's), every CPU's */

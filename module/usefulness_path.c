@@ -181,7 +181,7 @@ static __always_inline bool mark_begin(struct mark_data *d,
 		 * is pre-mapped, no end to see; the process still counts
 		 * for an auto rule as one that ran at order 0 (auto.c).
 		 */
-		mmtune_policy_prefaulted(vmf->vma->vm_mm, 0);
+		mmtune_policy_prefaulted(vmf->vma, 0);
 		return false;
 	}
 	d->vma = vmf->vma;
@@ -281,7 +281,7 @@ static __always_inline void mark_end(const struct mark_data *d)
 		this_cpu_add(useful_pcpu->beyond, b);
 	if (unf)
 		this_cpu_add(useful_pcpu->unfolded, unf);
-	mmtune_policy_prefaulted(d->vma->vm_mm, n);
+	mmtune_policy_prefaulted(d->vma, n);
 }
 
 /*

@@ -129,6 +129,9 @@ static void valid_keys(void)
 	ret = parse("comm=x vma=data order=auto", &w);
 	check("order=auto", !ret && w.is_auto && !w.auto_from && w.vma == VMA_DATA,
 	      "ret %d: %s", ret, msg);
+	ret = parse("comm=x order=auto:file", &w);
+	check("order=auto:file", !ret && w.is_auto && w.auto_file && !w.auto_from,
+	      "ret %d: %s", ret, msg);
 	ret = parse("comm=x order=auto:3", &w);
 	check("order=auto:3", !ret && w.is_auto && w.auto_from && w.order == 3,
 	      "ret %d: %s", ret, msg);
@@ -195,16 +198,17 @@ static void order_errors(void)
 {
 	static const char *const bad[] = {
 		"10", "-1", "1x", "", "auto:", "auto:10", "autox", "auto3", " 1", "default:1",
+		"auto:filex", "auto:fil",
 	};
 	char text[64], want[128];
 	size_t i;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		snprintf(text, sizeof(text), "comm=x order=%s", bad[i]);
-		snprintf(want, sizeof(want), "order '%s': want 0..%u, 'default', 'auto' or 'auto:N'",
+		snprintf(want, sizeof(want), "order '%s': want 0..%u, 'default', 'auto', 'auto:N' or 'auto:file'",
 			 bad[i], MAX_ORDER);
 		if (bad[i][0] == ' ')	/* a blank ends the word: "order=" then "1" */
-			snprintf(want, sizeof(want), "order '': want 0..%u, 'default', 'auto' or 'auto:N'",
+			snprintf(want, sizeof(want), "order '': want 0..%u, 'default', 'auto', 'auto:N' or 'auto:file'",
 				 MAX_ORDER);
 		rejected(text, want);
 	}

@@ -667,7 +667,7 @@ suite_policy_auto() {
 		t_rc "policy auto: set $v: refused" 2 "$CTL" policy set $v
 	done
 	run "$CTL" policy set comm=x order=autox
-	t_grep "policy auto: a bad order names auto" err "order 'autox': want 0\.\.9, 'default', 'auto' or 'auto:N'"
+	t_grep "policy auto: a bad order names auto" err "order 'autox': want 0\.\.9, 'default', 'auto', 'auto:N' or 'auto:file'"
 	printf 'comm=a order=auto\ncomm=b order=autox\n' >"$W/bad-auto.pol"
 	run "$CTL" policy load "$W/bad-auto.pol"
 	[ "$RC" = 2 ] && grep -q "line 2" "$W/err" && ok "policy auto: load: order=autox refused, line named" ||

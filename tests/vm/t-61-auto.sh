@@ -409,6 +409,47 @@ l=$(info policy_live_passes)
 [ "${l:-0}" -gt 0 ] 2>/dev/null && ok "info: $l live passes, $(info policy_live_slots) slots, longest poll $(info policy_live_poll_max_us) us" ||
 	fail "info policy_live_passes '${l:-}'"
 
+sect "per file: one comm= rule with order=auto:file"
+# docs/policy.md, "An order per file": one rule, comm=fplive
+# order=auto:file, over the same two readers (fa read in sequence, fb a
+# page a page table): the rule learns an order per file it takes, fa's
+# climbs to max_order and fb's falls to 0 while both run, both shown on
+# the rule's line (file_orders=MAJOR:MINOR:INO/ORDER).
+# ff FIELD: FIELD's value on the comm=fplive order=auto:file line
+ff() {
+	awk -v f="$1=" '/^comm=fplive order=auto:file #/ {
+		for (i = 1; i <= NF; i++) if (index($i, f) == 1) { print substr($i, length(f) + 1); exit } }' $MMT/policy
+}
+# forder FILE: FILE's order in the rule's file_orders=, or nothing
+forder() {
+	ff file_orders | tr , '\n' | sed -n "s|^$(stat -c '%Hd:%Ld:%i' "$1")/||p"
+}
+ch0=$(info policy_auto_changes)
+check "order=auto:file accepted" pwrite "clear\n" && pwrite "comm=fplive order=auto:file\n"
+expect_eq "order=auto:file reads back" "$(rules)" "comm=fplive order=auto:file"
+expect_eq "order=auto:file: no file yet" "$(ff files) $(ff forgotten)" "0 0"
+FAULTPROBE_LIVE=120:100 FAULTPROBE_HOLD=$WORK/lhold "$FPL" "$WORK/fa" > "$WORK/ma" & mpa=$!
+FAULTPROBE_STRIDE=$PT FAULTPROBE_LIVE=240:50 FAULTPROBE_HOLD=$WORK/lhold "$FPL" "$WORK/fb" > "$WORK/mb" & mpb=$!
+# in seconds, not in rounds: each round's processes take a while under TCG
+t0=$SECONDS
+while { [ "$(forder "$WORK/fa")" != "$MAX" ] || [ "$(forder "$WORK/fb")" != 0 ]; } &&
+	[ $((SECONDS - t0)) -lt 20 ]; do
+	sleep 0.2
+done
+echo "# per file after $((SECONDS - t0)) s: $(grep '^comm=fplive' $MMT/policy)"
+kill -0 $mpa 2>/dev/null && kill -0 $mpb 2>/dev/null && alive=alive || alive=exited
+expect_eq "per file: fa at max_order, fb at 0, within 20 s, both running" \
+	"$(forder "$WORK/fa") $(forder "$WORK/fb") $alive" "$MAX 0 alive"
+f=$(ff files)
+[ "${f:-0}" -ge 2 ] 2>/dev/null && [ "$(ff forgotten)" = 0 ] &&
+	ok "per file: $f files on the rule's line, none forgotten" ||
+	fail "per file: files '${f:-}' forgotten '$(ff forgotten)'"
+kill $mpa $mpb 2>/dev/null; wait $mpa $mpb 2>/dev/null
+sleep 1.3
+check "a write that keeps the rule" pwrite "comm=other order=2\ncomm=fplive order=auto:file\n"
+expect_eq "the write kept each file's order" "$(forder "$WORK/fa") $(forder "$WORK/fb")" "$MAX 0"
+changes=$((changes + $(info policy_auto_changes) - ch0))
+
 sect "another user's process named like the rule's teaches it nothing"
 # docs/policy.md, "Whom an auto rule learns from": comm=, file=, vma= and
 # madv= are no trust boundary (any user may name a process so, map a

@@ -282,10 +282,11 @@ static int rules_from_args(const char *verb, int argc, char **argv, struct mmt_p
 
 				if (!n || out[n - 1].order[0])
 					rc = usage_err(verb, "'%.40s' without a key (%s) before it", tok, keys);
-				else if (strcmp(o, "default") && strcmp(o, "auto") &&
+				else if (strcmp(o, "default") && strcmp(o, "auto") && strcmp(o, "auto:file") &&
 					 (strncmp(o, "auto:", 5) ? mmt_parse_long(o, 0, maxo, &v) :
 					  mmt_parse_long(o + 5, 0, maxo, &v)))
-					rc = usage_err(verb, "order '%.40s': want 0..%d, 'default', 'auto' or 'auto:N'", o, maxo);
+					rc = usage_err(verb, "order '%.40s': want 0..%d, 'default', 'auto', 'auto:N' or 'auto:file'",
+						       o, maxo);
 				else
 					snprintf(out[n - 1].order, sizeof(out[n - 1].order), "%s", o);
 			} else if (!strchr(tok, '=')) {

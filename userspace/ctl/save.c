@@ -162,9 +162,12 @@ static int save_policy(char *pol, size_t len)
 			}
 			/*
 			 * an auto rule as auto:N, N the order it learned: it
-			 * starts there after a reboot, not at the default
+			 * starts there after a reboot, not at the default; an
+			 * auto:file rule as it is (its files' orders are not
+			 * kept)
 			 */
-			if (mmt_prule_is_auto(&ps->r[i]) && mmt_prule_order(&ps->r[i]) >= 0 ?
+			if (mmt_prule_is_auto(&ps->r[i]) && strcmp(ps->r[i].order, "auto:file") &&
+			    mmt_prule_order(&ps->r[i]) >= 0 ?
 			    cat_text(pol, len, "%s order=auto:%d\n", ps->r[i].match,
 				     mmt_prule_order(&ps->r[i])) :
 			    cat_text(pol, len, "%s order=%s\n", ps->r[i].match, ps->r[i].order)) {
