@@ -226,7 +226,7 @@ insn_write() {
 			[ "$o" = 0 ] && continue
 			# each config's own cost (minus a), and a change's (X
 			# minus X_base: the same config with the other module)
-			for c in c_ctr p1 p32 p1f p32f u ua c_base u_base ua_base p1_base p1m_base p32_base p32m_base; do
+			for c in c_ctr p1 p32 p1f p32f u ua uaf c_base u_base ua_base p1_base p1m_base p32_base p32m_base; do
 				case " $CONFIGS " in *" $c "*) ;; *) continue ;; esac
 				b=a
 				case $c in c_base) b=$c c=c_ctr ;; *_base) b=$c c=${c%_base} ;; esac

@@ -49,6 +49,9 @@
 #           order=auto): with MMT_BENCH_STRIDE=2 it holds the order
 #           under test (docs/policy.md: 43-50 % useful at every order)
 #   ua_base ua with the module $MMT_BENCH_BASE_KO
+#   uaf     ua with the rule learning per file (order=auto:file): a
+#           file lookup at each fault-around call and each count of
+#           pre-mapped pages (docs/policy-design.md, "An order per file")
 #   d       no module: bpftrace counting faults, fault-around calls and
 #           pages requested with kprobes (bench/lib.sh)
 #   d_kfunc the same with kfunc (fentry) probes
@@ -157,6 +160,8 @@ guest() {
 			echo "comm=faultbench order=auto" > $mmt/policy ;;
 		ua_base) insmod "${MMT_BENCH_BASE_KO:?}" && echo 1 > $mmt/usefulness_enable &&
 			echo "comm=faultbench order=auto" > $mmt/policy ;;
+		uaf) insmod "$ko" && echo 1 > $mmt/usefulness_enable &&
+			echo "comm=faultbench order=auto:file" > $mmt/policy ;;
 		t) insmod "$ko" && echo 0 > $mmt/latency_enable && echo 1 > $mmt/mapped_enable &&
 			echo 1 > $mmt/stats_enable && echo > $trc/trace &&
 			echo 1 > $tev/fault_around/enable && echo 1 > $tev/fault_around_mapped/enable ;;
@@ -174,7 +179,7 @@ guest() {
 		case $1 in
 		c|c_ctr|c_map|c_base) echo "# $1 stats: $(tr '\n' ' ' < $mmt/stats)" ;;
 		u|u_base) echo "# $1 usefulness: $(tr '\n' ' ' < $mmt/usefulness)" ;;
-		ua|ua_base) echo "# $1 policy: $(grep -m1 faultbench $mmt/policy)" ;;
+		ua|ua_base|uaf) echo "# $1 policy: $(grep -m1 faultbench $mmt/policy)" ;;
 		rec) echo 0 > $trc/instances/mmt-rec/$fa/enable
 			echo "# rec events: $(grep -c ' fault_around' $trc/instances/mmt-rec/trace) in the buffer"
 			rmdir $trc/instances/mmt-rec ;;
@@ -216,7 +221,7 @@ guest() {
 						echo "# warning: $c order $o: fault_around_bytes $fab"
 					# the module's text and ftrace/kprobe trampolines, for
 					# the profile (they move between loads)
-					case $c in c|c_ctr|c_map|p1|p1m|p1f|p32|p32m|p32f|u|ua|*_base) awk -v s=$((seq + THREADS)) \
+					case $c in c|c_ctr|c_map|p1|p1m|p1f|p32|p32m|p32f|u|ua|uaf|*_base) awk -v s=$((seq + THREADS)) \
 						'$2 ~ /^[tT]$/ && NF == 4 { print "msym", s, $1, $3 }' /proc/kallsyms ;;
 					esac
 					run $((seq += THREADS)) "$r,$o,$c" "$o"
