@@ -25,9 +25,8 @@
  * judged by a pass would read as useful, so no judgement without one.
  * Bounds of this first version: old is the last walked process's (with
  * several processes mapping one file, an estimate: the pass of another
- * replaces it), only a pass walked in one go counts (live.c resumes a
- * long one: it teaches the rule then, not its files), and at a process's
- * exit its old pages are dropped from old as its zaps count them.
+ * replaces it), and at a process's exit its old pages are dropped from
+ * old as its zaps count them.
  *
  * Lookup.  The fault path reads an entry without a lock: a seqcount per
  * entry around its key and order, the table's raw spinlock where an entry
@@ -66,6 +65,8 @@ struct af_entry {
 	unsigned long seen_gen;
 	u64 base_p, base_u;	/* the counters when it changed hands */
 	u64 old;		/* untouched at the last pass */
+	const struct mm_struct *acc_mm;	/* whose pass counts: compared */
+	u64 acc_old;		/* what it counted so far */
 	bool fresh;		/* a pass since the last judgement */
 	u64 passes;
 	struct mmtune_auto au;
@@ -270,29 +271,64 @@ void notrace mmtune_af_untouched(struct mmtune_auto_files *t,
 		set_bit(i, &t->ended);
 }
 
-/* The entry of @vma's file, or -1: live.c's pass (policy_lock) */
-int mmtune_af_index(const struct mmtune_auto_files *t,
-		    const struct vm_area_struct *vma)
-{
-	unsigned long ino;
-	unsigned int order;
-	dev_t dev;
-
-	if (!af_key(vma, &dev, &ino))
-		return -1;
-	return af_find(t, dev, ino, &order);
-}
-
-/* A whole pass found @old[i] old pages of entry i, for each bit of @seen */
-void mmtune_af_pass(struct mmtune_auto_files *t, const u64 *old,
-		    unsigned long seen)
+/*
+ * live.c's pass of @mm under the rule of @t (policy_lock): it counts each
+ * file's old pages into the file's entry, tagged with @mm, across the
+ * polls a pass may take (it resumes where the mmap lock was busy).  A
+ * pass from the start forgets what an earlier one of @mm left.
+ */
+void mmtune_af_pass_start(struct mmtune_auto_files *t,
+			  const struct mm_struct *mm)
 {
 	unsigned int i;
 
-	for_each_set_bit(i, &seen, AF_ENTRIES) {
-		t->e[i].old = old[i];
-		t->e[i].fresh = true;
-		t->e[i].passes++;
+	for (i = 0; i < AF_ENTRIES; i++)
+		if (t->e[i].acc_mm == mm)
+			t->e[i].acc_mm = NULL;
+}
+
+/*
+ * @old old pages found in @vma, of @mm.  Another process's pass under
+ * way on the same file loses what it counted: the estimate the top says.
+ */
+void mmtune_af_pass_old(struct mmtune_auto_files *t,
+			const struct mm_struct *mm,
+			const struct vm_area_struct *vma, u64 old)
+{
+	unsigned long ino;
+	unsigned int order;
+	struct af_entry *e;
+	dev_t dev;
+	int i;
+
+	if (!af_key(vma, &dev, &ino))
+		return;
+	i = af_find(t, dev, ino, &order);
+	if (i < 0)
+		return;
+	e = &t->e[i];
+	if (e->acc_mm != mm) {
+		e->acc_mm = mm;
+		e->acc_old = 0;
+	}
+	e->acc_old += old;
+}
+
+/* @mm's pass is done: each file it counted has its old pages, judged */
+void mmtune_af_pass_end(struct mmtune_auto_files *t,
+			const struct mm_struct *mm)
+{
+	struct af_entry *e;
+	unsigned int i;
+
+	for (i = 0; i < AF_ENTRIES; i++) {
+		e = &t->e[i];
+		if (e->acc_mm != mm)
+			continue;
+		e->acc_mm = NULL;
+		e->old = e->acc_old;
+		e->fresh = true;
+		e->passes++;
 	}
 }
 
@@ -326,6 +362,7 @@ static bool af_judge_one(struct mmtune_auto_files *t, unsigned int i,
 		e->base_p = p;
 		e->base_u = u;
 		e->old = 0;
+		e->acc_mm = NULL;
 		e->fresh = false;
 		e->passes = 0;
 		mmtune_auto_start(&e->au, READ_ONCE(e->order));

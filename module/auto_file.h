@@ -17,6 +17,7 @@
 #define AF_ENTRIES	(AF_WAYS << AF_SET_BITS)
 
 struct mmtune_auto_files;
+struct mm_struct;
 struct vm_area_struct;
 
 struct mmtune_auto_files *mmtune_af_alloc(unsigned int base);
@@ -33,10 +34,13 @@ void mmtune_af_untouched(struct mmtune_auto_files *t,
 			 bool ended);
 
 /* live.c's pass and the poll (policy_lock) */
-int mmtune_af_index(const struct mmtune_auto_files *t,
-		    const struct vm_area_struct *vma);
-void mmtune_af_pass(struct mmtune_auto_files *t, const u64 *old,
-		    unsigned long seen);
+void mmtune_af_pass_start(struct mmtune_auto_files *t,
+			  const struct mm_struct *mm);
+void mmtune_af_pass_old(struct mmtune_auto_files *t,
+			const struct mm_struct *mm,
+			const struct vm_area_struct *vma, u64 old);
+void mmtune_af_pass_end(struct mmtune_auto_files *t,
+			const struct mm_struct *mm);
 unsigned int mmtune_af_judge(struct mmtune_auto_files *t,
 			     unsigned int max_order);
 void mmtune_af_show(struct seq_file *m, const struct mmtune_auto_files *t);

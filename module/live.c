@@ -43,7 +43,6 @@
  * than LIVE_SCAN pids, the processes past them until a later poll's scan
  * comes round.
  */
-#include <linux/bits.h>
 #include <linux/jiffies.h>
 #include <linux/mm.h>
 #include <linux/pid.h>
@@ -79,13 +78,6 @@ static u64 live_passes, live_slots, live_busy, live_max_ns;
 static int live_cursor = 1;		/* the pid the next scan starts at */
 static u64 live_scanned;		/* pids looked at, since load */
 static unsigned int live_scan_max;	/* the most under one RCU section */
-
-/* An auto:file rule's pass: the old pages per file (auto_file.c's entry) */
-struct live_files {
-	struct mmtune_auto_files *af;
-	unsigned long seen;		/* BIT(entry): a mapping of its file */
-	u64 old[AF_ENTRIES];
-};
 
 struct live_pick {
 	struct task_struct *task;
@@ -194,15 +186,14 @@ static unsigned int live_pick(struct live_pick *pk, const unsigned long *ids,
  * looked at, or a page table walked) it lets the lock go, reschedules and
  * tries it again, going on from the address it reached (find_vma()); a
  * lock taken by then ends the pass here for this poll (policy_live_busy).
- * @lf: an auto:file rule's pass walked from the start, whose old pages
- * per file go there too; else NULL.
+ * @af: an auto:file rule's files, which count the old pages per file
+ * too; else NULL.
  */
 static bool live_walk(const struct policy_set *set, struct mm_struct *mm,
 		      unsigned long id, unsigned long *next, u64 *old,
-		      unsigned long *budget, struct live_files *lf)
+		      unsigned long *budget, struct mmtune_auto_files *af)
 {
 	u64 before;
-	int fi;
 
 	unsigned long addr = *next, stop, end;
 	struct vm_area_struct *vma = NULL;
@@ -244,11 +235,8 @@ static bool live_walk(const struct policy_set *set, struct mm_struct *mm,
 		}
 		rcu_read_unlock();
 		steps += i;
-		fi = lf ? mmtune_af_index(lf->af, vma) : -1;
-		if (fi >= 0) {
-			lf->old[fi] += *old - before;
-			lf->seen |= BIT(fi);
-		}
+		if (af)
+			mmtune_af_pass_old(af, mm, vma, *old - before);
 	}
 	mmap_read_unlock(mm);
 	*next = addr;
@@ -261,9 +249,9 @@ static void live_one(struct policy_set *set, const struct live_pick *pk,
 {
 	struct mm_struct *mm = get_task_mm(pk->task);
 	unsigned long next, age, id = pk->id, before = *budget;
-	struct live_files lf = { .af = mmtune_rules_auto_files(set, id) };
+	struct mmtune_auto_files *af = mmtune_rules_auto_files(set, id);
 	u64 old, p, u, runs;
-	bool done, whole;
+	bool done;
 
 	if (!mm)
 		return;
@@ -271,13 +259,12 @@ static void live_one(struct policy_set *set, const struct live_pick *pk,
 		if (!mmap_read_trylock(mm)) {
 			live_busy++;
 		} else {
-			/* a file's old pages: of a pass walked in one go */
-			whole = lf.af && !next;
+			if (af && !next)
+				mmtune_af_pass_start(af, mm);
 			/* unlocks */
-			done = live_walk(set, mm, id, &next, &old, budget,
-					 whole ? &lf : NULL);
-			if (done && whole)
-				mmtune_af_pass(lf.af, lf.old, lf.seen);
+			done = live_walk(set, mm, id, &next, &old, budget, af);
+			if (done && af)
+				mmtune_af_pass_end(af, mm);
 			live_slots += before - *budget;
 			if (mmtune_auto_live_pass(mm, id, next, old, done,
 						  &p, &u, &runs)) {
