@@ -482,7 +482,7 @@ int mmtune_policy_rule_sysfs(unsigned int n, const char *what, char *buf)
 		policy_rule_match(r, buf, PAGE_SIZE);
 		len = strlen(buf);
 	} else if (!strcmp(what, "order")) {
-		len = r->is_auto ? sysfs_emit(buf, "auto") :
+		len = r->is_auto ? sysfs_emit(buf, r->auto_file ? "auto:file" : "auto") :
 				   sysfs_emit(buf, "%u", r->order);
 	} else if (!strcmp(what, "pages") &&
 		   mmtune_hook_state(MMT_HOOK_SET_PTE) != MMT_HOOK_ON) {
