@@ -165,6 +165,19 @@ static __always_inline int af_find(const struct mmtune_auto_files *t,
 	return -1;
 }
 
+/* The entry of @vma's file in @t, or -1 (none, or not in the table) */
+static __always_inline int af_index(const struct mmtune_auto_files *t,
+				    const struct vm_area_struct *vma)
+{
+	unsigned long ino;
+	unsigned int order;
+	dev_t dev;
+
+	if (!af_key(vma, &dev, &ino))
+		return -1;
+	return af_find(t, dev, ino, &order);
+}
+
 /* The order of a fault on @vma under the rule of @t: its file's */
 unsigned int notrace mmtune_af_order(const struct mmtune_auto_files *t,
 				     const struct vm_area_struct *vma)
@@ -255,14 +268,8 @@ void notrace mmtune_af_untouched(struct mmtune_auto_files *t,
 				 const struct vm_area_struct *vma,
 				 unsigned long n, bool ended)
 {
-	unsigned long ino;
-	unsigned int order;
-	dev_t dev;
-	int i;
+	int i = af_index(t, vma);
 
-	if (!af_key(vma, &dev, &ino))
-		return;
-	i = af_find(t, dev, ino, &order);
 	if (i < 0)
 		return;
 	if (n)
@@ -295,15 +302,9 @@ void mmtune_af_pass_old(struct mmtune_auto_files *t,
 			const struct mm_struct *mm,
 			const struct vm_area_struct *vma, u64 old)
 {
-	unsigned long ino;
-	unsigned int order;
+	int i = af_index(t, vma);
 	struct af_entry *e;
-	dev_t dev;
-	int i;
 
-	if (!af_key(vma, &dev, &ino))
-		return;
-	i = af_find(t, dev, ino, &order);
 	if (i < 0)
 		return;
 	e = &t->e[i];

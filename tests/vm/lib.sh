@@ -144,7 +144,9 @@ need_cgroup2() {
 # other faults by hundreds, and replay takes those from the recorded run)
 # and ASLR off (a library's windows depend on where it is mapped);
 # $WORK a tmpfs of SIZE without huge pages, named mmt-NAME.
-# replay_loud puts THP and ASLR back (the suite's cleanup).
+# replay_loud, the suite's cleanup, undoes it all: THP and ASLR back,
+# usefulness off, the rules cleared, $WORK unmounted and removed, the
+# module unloaded.
 replay_quiet() {
 	_thp=/sys/kernel/mm/transparent_hugepage/enabled
 	THP_WAS=$(sed -n 's/.*\[\(.*\)\].*/\1/p' $_thp 2>/dev/null)
@@ -156,6 +158,11 @@ replay_quiet() {
 replay_loud() {
 	[ -n "${THP_WAS:-}" ] && echo "$THP_WAS" > /sys/kernel/mm/transparent_hugepage/enabled
 	[ -n "${ASLR_WAS:-}" ] && echo "$ASLR_WAS" > /proc/sys/kernel/randomize_va_space
+	[ -w $MMT/usefulness_enable ] && echo 0 > $MMT/usefulness_enable 2>/dev/null
+	[ -w $MMT/policy ] && echo clear > $MMT/policy 2>/dev/null
+	umount "$WORK" 2>/dev/null
+	rm -rf "$WORK"
+	unload_module
 }
 
 # tcg_one_cpu: under TCG (MMT_TCG=1: tests/vm/vng.sh and the matrix's

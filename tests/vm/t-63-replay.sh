@@ -19,12 +19,8 @@ WORK=$(mktemp -d /var/tmp/mmt-replay.XXXXXX)
 CTL=${MMT_MMTUNECTL:-$MMT_TOP/userspace/mmtunectl}
 MMS=$MMT_TOP/userspace/mmstress
 cleanup() {
-	replay_loud
-	[ -w $MMT/policy ] && echo clear > $MMT/policy 2>/dev/null
 	umount "$WORK/huge" 2>/dev/null
-	umount "$WORK" 2>/dev/null
-	rm -rf "$WORK"
-	unload_module
+	replay_loud
 }
 on_exit cleanup
 [ -x "$CTL" ] && [ -x "$MMS" ] || { fail "no $CTL or $MMS (make tools)"; exit 1; }

@@ -14,15 +14,7 @@
 WORK=$(mktemp -d /var/tmp/mmt-advise.XXXXXX)
 CTL=${MMT_MMTUNECTL:-$MMT_TOP/userspace/mmtunectl}
 MMS=$MMT_TOP/userspace/mmstress
-cleanup() {
-	replay_loud
-	[ -w $MMT/usefulness_enable ] && echo 0 > $MMT/usefulness_enable 2>/dev/null
-	[ -w $MMT/policy ] && echo clear > $MMT/policy 2>/dev/null
-	umount "$WORK" 2>/dev/null
-	rm -rf "$WORK"
-	unload_module
-}
-on_exit cleanup
+on_exit replay_loud
 [ -x "$CTL" ] && [ -x "$MMS" ] || { fail "no $CTL or $MMS (make tools)"; exit 1; }
 
 need_cgroup2

@@ -23,15 +23,7 @@
 
 WORK=$(mktemp -d /var/tmp/mmt-programs.XXXXXX)
 CTL=${MMT_MMTUNECTL:-$MMT_TOP/userspace/mmtunectl}
-cleanup() {
-	replay_loud
-	[ -w $MMT/usefulness_enable ] && echo 0 > $MMT/usefulness_enable 2>/dev/null
-	[ -w $MMT/policy ] && echo clear > $MMT/policy 2>/dev/null
-	umount "$WORK" 2>/dev/null
-	rm -rf "$WORK"
-	unload_module
-}
-on_exit cleanup
+on_exit replay_loud
 [ -x "$CTL" ] || { fail "no $CTL (make tools)"; exit 1; }
 PY=/usr/bin/python3
 # has PROGRAM: in this guest (make check-trace's arm64 user land has
