@@ -97,13 +97,6 @@ static struct rp_sum adv_sum(const struct adv *a, const int *order, int k)
 	return s;
 }
 
-/* Whether a rule can name @path: absolute, no blank or '#', short enough. */
-static int adv_nameable(const char *path)
-{
-	return path && path[0] == '/' && !path[strcspn(path, " \t\n#;")] &&
-	       strlen(path) < MMT_ABI_PATH_MAX;
-}
-
 /* The order processes without a rule get now: the module's, the kernel's, or 4. */
 static void adv_current(struct adv *a)
 {
@@ -132,7 +125,7 @@ static int adv_choose(struct adv *a, const struct adv_args *o)
 	if (!a->f || !a->order)
 		return lib_fail(MMT_EIO);
 	for (i = 0; i < a->g.nf; i++) {
-		a->f[i].ruleable = adv_nameable(replay_file(&a->g, i, &bound));
+		a->f[i].ruleable = rule_can_name(replay_file(&a->g, i, &bound));
 		for (k = 0; k <= a->g.maxo; k++)
 			a->f[i].at[k] = (struct adv_at){ replay_file_sum(&a->g, i, k)->faults,
 							 replay_file_sum(&a->g, i, k)->untouched };

@@ -34,12 +34,6 @@ static int live_advised(const struct rfile *f)
 	return f->mapped && f->untouched * 100 > f->mapped * LIVE_UNTOUCHED_PCT;
 }
 
-/* Whether a rule can name @path: absolute, no blank or '#', short enough. */
-static int live_nameable(const char *path)
-{
-	return path[0] == '/' && !path[strcspn(path, " \t\n#;")] && strlen(path) < MMT_ABI_PATH_MAX;
-}
-
 /* A file's row; @adv: 0 keep, 1 order 0, 2 order 0 but no rule can name it. */
 static void live_file(struct out *o, const struct rfile *f, unsigned long long kib, int adv)
 {
@@ -80,7 +74,7 @@ static void live_show(struct out *o, const struct adv_live *l, const struct rfil
 		 "file");
 	out_arr(o, "files");
 	for (i = 0; i < n; i++) {
-		int adv = live_advised(&f[i]) ? 2 - live_nameable(f[i].path) : 0;
+		int adv = live_advised(&f[i]) ? 2 - rule_can_name(f[i].path) : 0;
 
 		live_file(o, &f[i], kib, adv);
 		if (adv == 1) {
@@ -96,7 +90,7 @@ static void live_show(struct out *o, const struct adv_live *l, const struct rfil
 		 freed * kib, faults);
 	out_text(o, "to set it:\n");
 	for (i = 0; i < n; i++)
-		if (live_advised(&f[i]) && live_nameable(f[i].path))
+		if (live_advised(&f[i]) && rule_can_name(f[i].path))
 			out_text(o, "  " PROG " policy add \"%s file=%s order=0\"\n", key, f[i].path);
 	if (!freed)
 		out_text(o, "  nothing: no file a rule can name has pages mostly untouched\n");

@@ -62,6 +62,8 @@ int stats_enabled(void);
 int read_stats(struct mmt_kv *kv, int max);
 /* A parameter's value, trailing blanks dropped, into v ("" if unknown). */
 void param_value(const char *knob, char *v, size_t n);
+/* Whether a file= rule can name @path (advise's and its live advice's test). */
+int rule_can_name(const char *path);
 /* /proc, or env MMTUNE_PROC standing for it (tests). */
 const char *proc_dir(void);
 /* DAMON_STAT: 1 on, 0 off, -1 absent; the note rss and order=auto print when on. */

@@ -122,3 +122,10 @@ void damon_stat_note(void)
 			"touched pages count as untouched, more the longer they stay mapped (docs/policy.md); "
 			"echo N > /sys/module/damon_stat/parameters/enabled turns it off\n");
 }
+
+/* Whether a file= rule can name @path: absolute, no blank, '#' or ';', short enough. */
+int rule_can_name(const char *path)
+{
+	return path && path[0] == '/' && !path[strcspn(path, " \t\n#;")] &&
+	       strlen(path) < MMT_ABI_PATH_MAX;
+}
