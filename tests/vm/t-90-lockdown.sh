@@ -219,6 +219,15 @@ grep -Eq "^comm=mmt-b order=auto .* auto_order=$(sysv info/base_order)( |\$)" "$
 	ok "mmtunectl policy show: the auto rule's auto_order" ||
 	fail "mmtunectl policy show: no auto_order: $(grep mmt-b "$WORK/pol")"
 check "policy: clear the auto rule" wr $PAR/policy clear
+# the tools' edits, one write of rules/edit each: there a ';' is the
+# rule's own (a comm may hold one); the parameter would split the rule in
+# two, and debugfs, which took such a rule before, is closed now
+check "mmtunectl policy add under lockdown, a ';' in the comm" \
+	"$CTL" policy add 'comm=mmt;c order=3'
+expect_eq "rules/0/match: the rule as written" "$(sysv rules/0/match)" "comm=mmt;c"
+expect_eq "rules/0/order" "$(sysv rules/0/order)" 3
+check "mmtunectl policy del under lockdown" "$CTL" policy del 'comm=mmt;c'
+expect_eq "rules/count: none left" "$(sysv rules/count)" 0
 
 check "rmmod under lockdown" rmmod mmtune
 check "no $SYS after unload" test ! -e $SYS

@@ -322,7 +322,7 @@ static void adv_match(const struct adv *a, int i, char *m, size_t n)
 static int adv_started(pid_t pid, void *arg, bool *traced)
 {
 	struct adv *a = arg;
-	char m[MMT_MATCH_LEN + 16], dropped[1024];
+	char m[MMT_MATCH_LEN + 16];
 	int i, err;
 
 	(void)pid;
@@ -331,7 +331,7 @@ static int adv_started(pid_t pid, void *arg, bool *traced)
 		if (a->order[i] == a->out.rest)
 			continue;
 		adv_match(a, i, m, sizeof(m));
-		err = mmt_policy_own(m, a->order[i], dropped, sizeof(dropped));
+		err = mmt_policy_own(m, a->order[i]);
 		if (err) {
 			fprintf(stderr, PROG ": advise: the module refuses '%s order=%d': %s\n", m,
 				a->order[i], mmt_errmsg());
@@ -372,7 +372,7 @@ static void adv_ctrs(struct adv *a)
 /* --apply: the counters read, then the file rules dropped: 0 or an exit code. */
 static int adv_unrule(struct adv *a)
 {
-	char m[MMT_MATCH_LEN + 16], dropped[1024];
+	char m[MMT_MATCH_LEN + 16];
 	int i, rc = 0;
 
 	adv_ctrs(a);
@@ -380,7 +380,7 @@ static int adv_unrule(struct adv *a)
 		if (a->order[i] == a->out.rest)
 			continue;
 		adv_match(a, i, m, sizeof(m));
-		if (mmt_policy_own(m, -1, dropped, sizeof(dropped)) && !rc) {
+		if (mmt_policy_own(m, -1) && !rc) {
 			fprintf(stderr, PROG ": advise: a rule may be left: remove it with '" PROG
 				" policy del %s'\n", m);
 			rc = MMT_EXIT_FAIL;

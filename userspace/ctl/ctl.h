@@ -214,7 +214,6 @@ struct tune_ctx {
 	int devnull;
 	int verbose;
 	struct mmt_cg cg;	/* the command and all it starts run in it */
-	char dropped[1024];	/* users' rules the module would not take back */
 	/*
 	 * record's: run_ruled calls @started, if set, once COMMAND is forked
 	 * and before it runs (0 or an exit code; *traced: COMMAND is), and a

@@ -340,10 +340,13 @@ static char *rules_text(const struct mmt_prule *r, int n)
 	return t;
 }
 
-/* @t to the policy (a set, "clear" or a verb); 0 or an exit code. */
-static int write_one(const char *t)
+/*
+ * @t to the policy: a set or "clear" (@edit false), or one edit (@edit:
+ * rules/edit's line, mmt_rules_edit); 0 or an exit code.
+ */
+static int write_one(const char *t, bool edit)
 {
-	int err = mmt_knob_write("policy", t);
+	int err = edit ? mmt_rules_edit(t) : mmt_knob_write("policy", t);
 
 	if (!err)
 		return 0;
@@ -376,7 +379,7 @@ int write_rules(const struct mmt_prule *r, int n)
 
 	if (!t)
 		return lib_fail(MMT_EIO);
-	rc = write_one(t);
+	rc = write_one(t, false);
 	free(t);
 	return rc;
 }
@@ -634,9 +637,9 @@ static int add_in_kernel(const struct mmt_prule *nr, int n)
 		return -1;
 	for (i = 0; i < n; i++) {
 		if ((size_t)snprintf(t, sizeof(t), "add %s order=%s", nr[i].match,
-				     nr[i].order) >= sizeof(t) || strchr(t, ';'))
+				     nr[i].order) >= sizeof(t))
 			return i ? usage_err("policy", "add: rule %d too long (the ones before it are in)", i + 1) : -1;
-		rc = write_one(t);
+		rc = write_one(t, true);
 		if (rc) {
 			if (i)
 				fprintf(stderr, PROG ": add: the %d rule(s) before it are in\n", i);
@@ -684,7 +687,7 @@ static int drop_in_kernel(int argc, char **argv)
 
 	for (j = 0; j < argc; j++) {
 		snprintf(t, sizeof(t), "drop %s", argv[j]);
-		rc = write_one(t);
+		rc = write_one(t, true);
 		if (rc)
 			return rc;
 	}

@@ -117,15 +117,9 @@ int wait_child(pid_t pid, int *status, struct rusage *ru)
  */
 int tune_rule(struct tune_ctx *t, int order)
 {
-	char dropped[sizeof(t->dropped)];
-	int err = mmt_policy_own(t->cg.match, order, dropped, sizeof(dropped));
+	int err = mmt_policy_own(t->cg.match, order);
 	int e = errno;
 
-	if (dropped[0]) {
-		fprintf(stderr, PROG ": the module no longer takes %s (process exited or cgroup removed): "
-			"dropped from the policy\n", dropped);
-		snprintf(t->dropped, sizeof(t->dropped), "%s", dropped);
-	}
 	if (!err)
 		return 0;
 	if ((e == ESRCH || e == ENOENT) && mmt_module_loaded()) {
@@ -160,10 +154,6 @@ int tune_cleanup(struct tune_ctx *t)
 		err = mmt_cg_remove(&t->cg);
 		if (err && !rc)
 			rc = lib_fail(err);
-	}
-	if (!rc && t->dropped[0]) {
-		fprintf(stderr, PROG ": the policy is not as it was: %s dropped\n", t->dropped);
-		rc = MMT_EXIT_FAIL;
 	}
 	return rc;
 }

@@ -34,13 +34,10 @@ int mmt_cg_remove(struct mmt_cg *cg);
 
 /*
  * Put "MATCH order=ORDER" first in the policy (order < 0: take it out),
- * the user's rules kept after it as the module shows them.  Re-read each
- * time, so rules the user changes meanwhile are kept.  A user's rule the
- * module will not take back (pid= whose process exited: ESRCH; cgroup=
- * whose cgroup is gone: ENOENT) is dropped only if the write fails with
- * it; the dropped rules are listed in dropped ("" if none).  On failure
- * errno holds the kernel's error.
+ * by one edit the module makes to its rules as they are (rules/edit's
+ * "first" and "drop"): the user's rules stay, in their order.  On
+ * failure errno holds the kernel's error.
  */
-int mmt_policy_own(const char *match, int order, char *dropped, size_t dlen);
+int mmt_policy_own(const char *match, int order);
 
 #endif

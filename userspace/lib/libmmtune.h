@@ -49,6 +49,12 @@ int mmt_knob_read(const char *knob, char *buf, size_t len);
 long mmt_read_path(const char *path, char *buf, size_t len);
 /* Write value to <debugfs>/mmtune/<knob>; kernel's errno -> MMT_E*. */
 int mmt_knob_write(const char *knob, const char *value);
+/*
+ * One edit of the module's rules as they are ("add RULE", "first RULE",
+ * "drop MATCH", "del N" or "clear"): /sys/kernel/mm/mmtune/rules/edit,
+ * else the policy parameter.  On failure errno holds the kernel's error.
+ */
+int mmt_rules_edit(const char *line);
 
 /*
  * The fault-around order, through the module when loaded, else through
