@@ -23,7 +23,7 @@
 # stack; the wall time; and last the sum of all their results, "N passed,
 # N failed" (a guest document cut short is one more failure).
 #
-# Env: MMT_DEBUG_SMALL=1   CI sizes (5 cycles, 600 fuzzed writes per file,
+# Env: MMT_DEBUG_SMALL=1   CI sizes (3 cycles, 600 fuzzed writes per file,
 #                          1 offline/online round per mode; the suites that
 #                          drive the pfn_valid, usefulness and value-keeping
 #                          code,
@@ -64,7 +64,7 @@ if [ "${MMT_DEBUG_SMALL:-0}" = 1 ]; then
 	export MMT_DEBUG_SUITES=${MMT_DEBUG_SUITES:-t-00-boot t-46-oracle t-60-usefulness t-61-auto t-90-lockdown}
 	export MMT_DEBUG_PARTS=${MMT_DEBUG_PARTS:-storm fuzz hotplug reports}
 	export MMT_LIGHT=${MMT_LIGHT:-1} MMT_ORACLE_STEPS=${MMT_ORACLE_STEPS:-40}
-	export MMT_DEBUG_CYCLES=${MMT_DEBUG_CYCLES:-5}
+	export MMT_DEBUG_CYCLES=${MMT_DEBUG_CYCLES:-3}
 	export MMT_DEBUG_FUZZ=${MMT_DEBUG_FUZZ:-600}
 	export MMT_DEBUG_HOTPLUG=${MMT_DEBUG_HOTPLUG:-1}
 	MMT_VM_TIMEOUT=${MMT_VM_TIMEOUT:-5400}

@@ -62,10 +62,11 @@ rm -rf "$OUT"; mkdir -p "$OUT"
 t0=$(date +%s)
 
 # The cells, the slowest first (a stop's CI of 2026-12-07: 6.12 arm64
-# 442 s, 6.12 riscv64 304, 7.x x86_64 299 ... 6.1 x86_64 16), so that
+# 442 s, 6.12 riscv64 304, 7.x x86_64 299 ... 6.1 x86_64 16; 6.12
+# x86_64 and 6.1's -rt since, without t-61 and t-40 there), so that
 # side-by-side workers end together: the second starts late
 # (MMT_MATRIX_GATE), and a long cell taken last held the end 57 s.
-ALL="6.12-arm64 6.12-riscv64 7-x86_64 7-s390x 6.12-s390x 6.12-x86_64 6.12-arm64-16k 7-riscv64 6.1-s390x 7-arm64 6.12-ppc64le 6.1-arm64 6.12-x86_64-rt 7-ppc64le 6.1-x86_64-rt 6.1-ppc64le 6.1-ppc64le-hash 6.12-ppc64le-64k 6.1-x86_64"
+ALL="6.12-arm64 6.12-riscv64 7-x86_64 7-s390x 6.12-s390x 6.12-arm64-16k 7-riscv64 6.1-s390x 7-arm64 6.12-x86_64 6.12-ppc64le 6.1-arm64 6.12-x86_64-rt 7-ppc64le 6.1-ppc64le 6.1-ppc64le-hash 6.12-ppc64le-64k 6.1-x86_64-rt 6.1-x86_64"
 # One full cell, 6.12 arm64; the others are light (tests/matrix/init.sh).
 # What a full cell adds is mmtunectl tune's wall-time sweeps and the
 # parser's long-rule round trip (userspace and the parser, the same code
@@ -81,6 +82,10 @@ FULL=${MMT_MATRIX_FULL:-6.12-arm64}
 # 2026-12-07, 45 s a cell: CI's time): the ones that touch what the
 # flavour changes. MMT_MATRIX_TESTS, when set, wins for every cell.
 FLAVOUR_TESTS="t-10-knob t-20-stats t-40-policy t-60-usefulness t-61-auto"
+# 6.1's -rt cell: what PREEMPT_RT changes on the kernel of make check
+# (the knob, the per-CPU counters, usefulness's refusal); the rules and
+# auto under RT run on 6.12's -rt cell (44 s a cell, CI's time).
+RT61_TESTS="t-10-knob t-20-stats t-60-usefulness"
 # The cell of the kernel make check boots (Debian 12's newest amd64 kernel,
 # every suite run there) runs t-10-knob alone, for CI's time: what it
 # adds is the busybox guest's boot and the build on the cell's headers.
@@ -155,7 +160,10 @@ cell_test() {
 	light=1
 	case " $FULL " in *" $c "*|*" all "*) light=0 ;; esac
 	local tests=${MMT_MATRIX_TESTS:-}
-	case $c in *-rt|*-16k|*-hash|*-64k) tests=${tests:-$FLAVOUR_TESTS} ;; esac
+	case $c in
+	6.1-*-rt) tests=${tests:-$RT61_TESTS} ;;
+	*-rt|*-16k|*-hash|*-64k) tests=${tests:-$FLAVOUR_TESTS} ;;
+	esac
 	case " $SAME_AS_CHECK " in *" $c "*) tests=${tests:-t-10-knob} ;; esac
 	if ! MMT_MATRIX_TESTS=$tests MMT_MATRIX_LIGHT=$light "$M/initramfs.sh" "$c" >> "$OUT/$c.build.log" 2>&1; then
 		status=initramfs-failed
