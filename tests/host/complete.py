@@ -28,7 +28,9 @@ TIMEOUT = 20.0
 
 def rcfile(d, script, cmd):
     # the function `complete -p` names for cmd, wrapped to record COMPREPLY;
-    # C-x C-p writes readline's buffer
+    # C-x C-p writes readline's buffer, whole before its name appears (the
+    # reader polls for the name: a file made, then written, read empty
+    # under load)
     return f"""
 PS1='$ '
 . {BASH_COMPLETION}
@@ -38,7 +40,7 @@ eval "__probe() {{ $__f \\"\\$@\\"; local IFS=' '; printf '%s\\\\n' \\"\\${{COMP
 eval "$(complete -p {cmd} | sed 's/ -F [^ ]*/ -F __probe/')"
 bind 'set bell-style none'
 bind 'set show-all-if-ambiguous off'
-bind -x '"\\C-x\\C-p": printf "%s\\n" "$READLINE_LINE" > {d}/line'
+bind -x '"\\C-x\\C-p": printf "%s\\n" "$READLINE_LINE" > {d}/line.tmp; mv {d}/line.tmp {d}/line'
 printf ready > '{d}/ready'
 """
 

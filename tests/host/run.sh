@@ -1095,6 +1095,23 @@ suite_advise_unit() { run_unit advise_unit "$AUNIT"; }
 # parameters, and a debugfs that is not there (as under lockdown, where
 # the module's debugfs files are refused): the tools read and write
 # through them alone.
+# plane_rules "MATCH ORDER"...: the fake tree's rules/ (in $S) holds those
+# rules, count and slots, a plain rule's values ("-" where it has none)
+plane_rules() {
+	local i=0 r f
+	rm -rf "$S/rules/"[0-9]*
+	for r in "$@"; do
+		mkdir -p "$S/rules/$i"
+		echo "${r% *}" > "$S/rules/$i/match"
+		echo "${r##* }" > "$S/rules/$i/order"
+		for f in hits:0 pages:0 prefaulted:0 untouched:0 auto_order:- raised:- lowered:- learned:- useful:- untrusted:-; do
+			echo "${f#*:}" > "$S/rules/$i/${f%%:*}"
+		done
+		i=$((i + 1))
+	done
+	echo $i > "$S/rules/count"
+}
+
 suite_plane() {
 	local S=$W/plane/mm P=$W/plane/module/parameters d
 	rm -rf "$W/plane"
@@ -1130,37 +1147,39 @@ suite_plane() {
 	t_file "plane: the reset is stats_reset 1" "$P/stats_reset" 1
 	t_rc "plane: set pfn_valid/mode stock" 0 "$CTL" set pfn_valid/mode stock
 	t_file "plane: pfn_valid_mode written" "$P/pfn_valid_mode" stock
-	# a policy longer than the parameter's page: it lists fewer rules
-	# than policy/rules counts; no tool goes on with the partial set
-	printf 'comm=a order=1\n' > "$P/policy"
-	echo 2 > "$S/policy/rules"
+	# the policy: rules/count and rules/N/, a value a file (plane_rules);
+	# the tools' edits: one line each to rules/edit, never a set
 	echo 4 > "$S/info/base_order"; echo 32 > "$S/info/policy_max_rules"
-	echo "1 2" > "$S/policy/hits"
-	t_rc "plane: policy show of a cut-short policy fails" 1 "$CTL" policy show
-	t_rc "plane: policy del in a cut-short policy fails" 1 "$CTL" policy del 'comm=a'
-	t_file "plane: nothing written back" "$P/policy" "comm=a order=1"
-	t_rc "plane: policy add to a cut-short policy: the parameter's add" 0 "$CTL" policy add 'comm=b order=2'
-	t_file "plane: add wrote one add, not the set" "$P/policy" "add comm=b order=2"
-	echo 31 > "$S/policy/rules"
-	t_rc "plane: policy add beyond the module's limit: exit 2" 2 "$CTL" policy add 'comm=c order=2' 'comm=d order=2'
-	t_file "plane: refused add wrote nothing" "$P/policy" "add comm=b order=2"
-	echo 2 > "$S/policy/rules"; printf 'comm=a order=1\n' > "$P/policy"
+	mkdir -p "$S/rules"; : > "$S/rules/edit"
+	# a torn set: count says 2, slot 1 has no rule, read after read
+	plane_rules "comm=a 1"; echo 2 > "$S/rules/count"
+	t_rc "plane: policy show of a torn set fails" 1 "$CTL" policy show
+	t_grep "plane: policy show says it changed while read" err "changed while read"
+	t_rc "plane: policy del in a torn set fails" 1 "$CTL" policy del 'comm=a'
+	t_file "plane: nothing edited" "$S/rules/edit" ""
 	rm -rf "$W/sroot"; mkdir -p "$W/sroot/etc/mmtune" "$W/sroot/etc/modprobe.d"
 	echo "comm=keep order=1" > "$W/sroot/etc/mmtune/policy"
 	t_rc "plane: save with the policy unreadable fails" 1 "$CTL" save --root "$W/sroot"
 	t_file "plane: save kept /etc/mmtune/policy" "$W/sroot/etc/mmtune/policy" "comm=keep order=1"
 	check "plane: save left no temporary file" test -z "$(find "$W/sroot/etc/mmtune" -mindepth 1 -maxdepth 1 ! -name policy)"
-	echo 1 > "$S/policy/rules"
-	t_rc "plane: policy add through the parameter's add" 0 "$CTL" policy add 'comm=b order=2'
-	t_file "plane: the parameter got one add, not a whole set" "$P/policy" "add comm=b order=2"
-	printf 'comm=a order=1\n' > "$P/policy"
-	t_rc "plane: policy del through the parameter's drop" 0 "$CTL" policy del 'comm=a'
-	t_file "plane: the parameter got one drop, not a whole set" "$P/policy" "drop comm=a"
-	# an auto rule's fields through the plane, as debugfs shows them
-	# (fixtures/plane-policy-auto.txt: sysfs policy/, a file a line);
-	# before, the plane gave auto_order alone: raised=- lowered=- ...
-	printf 'comm=keep order=3\ncomm=cc1 order=auto\npid=1 order=auto\n' > "$P/policy"
-	while IFS=': ' read -r k v; do echo "$v" > "$S/policy/$k"; done < "$FIX/plane-policy-auto.txt"
+	plane_rules "comm=a 1"
+	t_rc "plane: policy add through rules/edit" 0 "$CTL" policy add 'comm=b order=2'
+	t_file "plane: rules/edit got one add, not a whole set" "$S/rules/edit" "add comm=b order=2"
+	t_file "plane: the parameter got nothing" "$P/policy" ""
+	: > "$S/rules/edit"; echo 31 > "$S/rules/count"
+	for d in $(seq 1 30); do cp -r "$S/rules/0" "$S/rules/$d"; echo "comm=a$d" > "$S/rules/$d/match"; done
+	t_rc "plane: policy add beyond the module's limit: exit 2" 2 "$CTL" policy add 'comm=c order=2' 'comm=d order=2'
+	t_file "plane: refused add wrote nothing" "$S/rules/edit" ""
+	plane_rules "comm=a 1"
+	t_rc "plane: policy del through rules/edit's drop" 0 "$CTL" policy del 'comm=a'
+	t_file "plane: rules/edit got one drop, not a whole set" "$S/rules/edit" "drop comm=a"
+	# an auto rule's fields, as debugfs shows them
+	# (fixtures/plane-policy-auto.txt: rules/N/, a file a line)
+	plane_rules
+	while IFS=': ' read -r k v; do
+		case $k in */*) mkdir -p "$S/rules/${k%/*}" ;; esac
+		echo "$v" > "$S/rules/$k"
+	done < "$FIX/plane-policy-auto.txt"
 	run "$CTL" policy show
 	t_grep "plane: policy show: an auto rule's fields" out \
 		'^comm=cc1 +order=auto +# +1200 +9600 auto_order=2 raised=0 lowered=3 useful=21\.9% learned=1845$'
@@ -1173,10 +1192,12 @@ suite_plane() {
 	run "$CTL" get policy
 	t_grep "plane: get policy: the debugfs line" out \
 		'^comm=cc1 order=auto # hits=1200 pages=9600 prefaulted=8400 untouched=1050 auto_order=2 raised=0 lowered=3 learned=1845 useful=21\.9%$'
-	# a module from before those files: auto_order alone, no error
-	rm "$S/policy/raised" "$S/policy/prefaulted"
-	t_rc "plane: policy show without the newer files" 0 "$CTL" policy show
-	: > "$P/policy"; echo 0 > "$S/policy/rules"
+	# a rule's file that does not read (a judgement count): that field
+	# left out, the rest shown
+	rm "$S/rules/1/raised" "$S/rules/1/prefaulted"
+	t_rc "plane: policy show with a rule's file missing" 0 "$CTL" policy show
+	rm -rf "$S/rules"
+	: > "$P/policy"
 	rm -f "$S"/policy/*
 	unset MMTUNE_SYSFS_MM
 	fresh
@@ -1193,8 +1214,8 @@ typed_env() {
 }
 
 # The typed reads (libmmtune read.c, sysrec.c): each record the same
-# through the sysfs files (fixtures/typed/sysfs.txt, a file a line;
-# param-policy, the policy parameter's rules) as through the debugfs text
+# through the sysfs files (fixtures/typed/sysfs.txt, a file a line; the
+# policy's rules/N/) as through the debugfs text
 # of the same state (fixtures/typed/KIND) and as parsed from that text;
 # get's text made from sysfs the debugfs file's, byte for byte.
 suite_typed() {
@@ -1206,7 +1227,6 @@ suite_typed() {
 		mkdir -p "${f%/*}"
 		printf '%s\n' "${line#*: }" > "$f"
 	done < "$FIX/typed/sysfs.txt"
-	cp "$FIX/typed/param-policy" "$t/module/parameters/policy"
 	echo 1 > "$t/module/parameters/stats_enable"
 	for k in info stats latency policy; do
 		cp "$FIX/typed/$k" "$t/debugfs/mmtune/$k"
@@ -1229,13 +1249,12 @@ suite_typed() {
 			fail "typed: get $k from sysfs: exit $RC: $(diff "$W/out" "$FIX/typed/$k" | head -n 4 | tr '\n' ' ')"
 		fi
 	done
-	# a set that stays partial (the text has fewer rules than the
-	# module counts, read after read) is refused, not taken for the set
-	rm "$t/module/parameters/policy"
-	echo 4 > "$t/mm/policy/rules"
-	t_rc "typed: a policy that stays partial: refused" 1 env MMTUNE_SYSFS_MODULE="$t/module" \
+	# a set that stays torn (rules/count counts a rule whose slot has
+	# none, read after read) is refused, not taken for the set
+	echo 4 > "$t/mm/rules/count"
+	t_rc "typed: a policy that stays torn: refused" 1 env MMTUNE_SYSFS_MODULE="$t/module" \
 		MMTUNE_DEBUGFS="$t/debugfs" MMTUNE_SYSFS_MM="$t/mm" "$CTL" policy show
-	t_grep "typed: says read 3 of 4" err "read 3 of the module's 4 policy rules: refusing"
+	t_grep "typed: says it changed while read" err "the policy changed while read, 20 times"
 }
 
 # Every name the module and the tools share has its docs/ABI entry.

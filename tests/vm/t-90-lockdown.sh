@@ -228,6 +228,19 @@ expect_eq "rules/0/match: the rule as written" "$(sysv rules/0/match)" "comm=mmt
 expect_eq "rules/0/order" "$(sysv rules/0/order)" 3
 check "mmtunectl policy del under lockdown" "$CTL" policy del 'comm=mmt;c'
 expect_eq "rules/count: none left" "$(sysv rules/count)" 0
+# a set longer than the parameter's page (32 rules of 200-byte paths):
+# read from rules/N/, which has no page limit, with debugfs closed
+long=/var/tmp/mmt-lock-$(printf '%0200d' 0)
+for i in $(seq 1 32); do
+	: > "$long-$i"
+	wr $SYS/rules/edit "add file=$long-$i order=1" > /dev/null
+done
+expect_eq "32 long rules in" "$(sysv rules/count)" 32
+"$CTL" policy show > "$WORK/pol" 2>&1
+expect_eq "mmtunectl policy show of a set longer than a page (exit 0)" "$?" 0
+expect_eq "policy show: all 32 rules" "$(grep -c "^file=$long-" "$WORK/pol")" 32
+check "policy: clear the long rules" wr $PAR/policy clear
+rm -f "$long"-*
 
 check "rmmod under lockdown" rmmod mmtune
 check "no $SYS after unload" test ! -e $SYS

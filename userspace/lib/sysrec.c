@@ -2,7 +2,7 @@
 /*
  * libmmtune: the module's records (info, stats, latency, policy) from the
  * files lockdown leaves readable, /sys/kernel/mm/mmtune/ (one value per
- * file) and the policy parameter, read straight into the structs that
+ * file; the policy from rules/N/), read straight into the structs that
  * parse.c and policy.c fill from the debugfs text: the same values, and
  * no text made here to be parsed back.  The names come from
  * module/mmtune_abi.h, the table the module itself is built from.
@@ -18,7 +18,6 @@
 
 #define VAL_MAX		4096	/* a sysfs file holds one page */
 #define LAT_BUCKETS	64	/* room; the module has fewer */
-#define POL_RULES	64	/* room in the per-rule arrays */
 #define WORD_MAX	24	/* a u64 in decimal, or "-" */
 
 /* Whether these files can serve: the module loaded, with all of them. */
@@ -62,24 +61,6 @@ static int read_array(const char *dir, const char *name,
 		if (end == p)
 			return -1;
 	}
-	return n;
-}
-
-/*
- * An array of words (a number or "-") into w: how many, or -1 where the
- * file is missing (a module from before it).
- */
-static int read_words(const char *dir, const char *name,
-		      char (*w)[WORD_MAX], int max)
-{
-	char buf[VAL_MAX], *tok, *save = NULL;
-	int n = 0;
-
-	if (sysfs_value(dir, name, buf, sizeof(buf)))
-		return -1;
-	for (tok = strtok_r(buf, " \t\n", &save); tok && n < max;
-	     tok = strtok_r(NULL, " \t\n", &save))
-		snprintf(w[n++], WORD_MAX, "%s", tok);
 	return n;
 }
 
@@ -242,86 +223,67 @@ int mmt__sys_rules(void)
 	return n;
 }
 
-/* The per-rule files of policy/ beyond hits, pages and orders. */
-enum { PW_PREF, PW_UNT, PW_RAISED, PW_LOWERED, PW_LEARNED, PW_USEFUL,
-       PW_UNTRUSTED, PW_NR };
-static const char *const pw_names[PW_NR] = {
-	"prefaulted", "untouched", "raised", "lowered", "learned", "useful",
-	"untrusted",
-};
-
-/* policy/'s arrays, one value per rule; a count -1 where a file is missing */
-struct pol_arrays {
-	unsigned long long hits[POL_RULES], pages[POL_RULES], orders[POL_RULES];
-	int nh, np, no;
-	char w[PW_NR][POL_RULES][WORD_MAX];
-	int nw[PW_NR];
-};
-
-static void read_arrays(struct pol_arrays *a)
+/* Rule slot i's file NAME (mmt_abi_rule[]) into v; 0 or -1. */
+static int rule_value(int i, const char *name, char *v, size_t n)
 {
-	int k;
+	char dir[64];
 
-	a->nh = read_array("policy", "hits", a->hits, POL_RULES);
-	/* "unavailable" while pages are not counted: none */
-	a->np = read_array("policy", "pages", a->pages, POL_RULES);
-	/* a module before policy/orders: auto rules without their order */
-	a->no = read_array("policy", "orders", a->orders, POL_RULES);
-	for (k = 0; k < PW_NR; k++)
-		a->nw[k] = read_words("policy", pw_names[k], a->w[k], POL_RULES);
+	snprintf(dir, sizeof(dir), MMT_ABI_RULES_DIR "/%d", i);
+	return sysfs_value(dir, name, v, n);
 }
 
-/* A counter word into *v: 1 when it is a number, 0 ("-": none). */
-static int word_u64(const char *w, unsigned long long *v)
+/* Rule i's counter NAME: 1 when it is a number, 0 ("-", "unavailable"). */
+static int rule_u64(int i, const char *name, unsigned long long *v)
 {
-	return mmt_parse_u64(w, v) == MMT_OK;
+	char w[WORD_MAX];
+
+	return !rule_value(i, name, w, sizeof(w)) && mmt_parse_u64(w, v) == MMT_OK;
 }
 
-/* An order=auto rule i's fields: its order now, then (if shown) the rest. */
-static void rule_auto(struct mmt_prule *r, const struct pol_arrays *a, int i)
+/* An order=auto rule i's fields: its order now, the judgements' counts. */
+static void rule_auto(struct mmt_prule *r, int i)
 {
-	static const int pa[PW_NR] = {
-		[PW_RAISED] = MMT_PA_RAISED, [PW_LOWERED] = MMT_PA_LOWERED,
-		[PW_LEARNED] = MMT_PA_LEARNED, [PW_UNTRUSTED] = MMT_PA_UNTRUSTED,
+	static const char *const name[MMT_PA_NR] = {
+		[MMT_PA_ORDER] = "auto_order", [MMT_PA_RAISED] = "raised",
+		[MMT_PA_LOWERED] = "lowered", [MMT_PA_LEARNED] = "learned",
+		[MMT_PA_UNTRUSTED] = "untrusted",
 	};
+	char w[WORD_MAX];
 	int k;
 
-	r->au[MMT_PA_ORDER] = a->orders[i];
-	r->au_seen |= 1 << MMT_PA_ORDER;
-	for (k = PW_RAISED; k <= PW_USEFUL; k++)
-		if (i >= a->nw[k])
-			return;		/* a module from before them */
-	for (k = PW_RAISED; k <= PW_LEARNED; k++)
-		if (word_u64(a->w[k][i], &r->au[pa[k]]))
-			r->au_seen |= 1 << pa[k];
+	for (k = 0; k < MMT_PA_NR; k++)
+		if (rule_u64(i, name[k], &r->au[k]))
+			r->au_seen |= 1 << k;
 	/* a share of one decimal, "-" before the first judgement */
-	if (mmt__parse_permille(a->w[PW_USEFUL][i], "", &r->useful))
+	if (rule_value(i, "useful", w, sizeof(w)) || mmt__parse_permille(w, "", &r->useful))
 		r->useful = -1;
-	/* a module from before it has none */
-	if (i < a->nw[PW_UNTRUSTED] && word_u64(a->w[PW_UNTRUSTED][i], &r->au[pa[PW_UNTRUSTED]]))
-		r->au_seen |= 1 << pa[PW_UNTRUSTED];
 }
 
 /*
- * Rule i's counters, as debugfs shows them: hits, pages (none while
- * pages are not counted), the usefulness counts once they counted, an
- * auto rule's fields.
+ * Rule slot i into r, as debugfs policy shows the rule: its match and
+ * order, hits, pages (none while pages are not counted), the usefulness
+ * counts once they counted, an auto rule's fields.  0, or -1 where the
+ * slot has no rule (past count: the set shrank meanwhile).
  */
-static void rule_counts(struct mmt_prule *r, const struct pol_arrays *a, int i, int is_auto)
+static int rule_read(int i, struct mmt_prule *r)
 {
-	r->hits = i < a->nh ? a->hits[i] : 0;
-	r->has_hits = 1;
-	if (i < a->np) {
-		r->pages = a->pages[i];
-		r->has_pages = 1;
+	unsigned long long pf = 0, un = 0;
+
+	memset(r, 0, sizeof(*r));
+	r->useful = -1;
+	if (rule_value(i, "match", r->match, sizeof(r->match)) ||
+	    rule_value(i, "order", r->order, sizeof(r->order)) || !r->match[0] || !r->order[0])
+		return -1;
+	r->has_hits = rule_u64(i, "hits", &r->hits);
+	r->has_pages = rule_u64(i, "pages", &r->pages);
+	if (rule_u64(i, "prefaulted", &pf) && rule_u64(i, "untouched", &un) && (pf || un)) {
+		r->prefaulted = pf;
+		r->untouched = un;
+		r->has_prefaulted = r->has_untouched = 1;
 	}
-	if (i < a->nw[PW_PREF] && i < a->nw[PW_UNT] &&
-	    (strcmp(a->w[PW_PREF][i], "0") || strcmp(a->w[PW_UNT][i], "0"))) {
-		r->has_prefaulted = word_u64(a->w[PW_PREF][i], &r->prefaulted);
-		r->has_untouched = word_u64(a->w[PW_UNT][i], &r->untouched);
-	}
-	if (is_auto && i < a->no)
-		rule_auto(r, a, i);
+	if (!strncmp(r->order, "auto", 4))
+		rule_auto(r, i);
+	return 0;
 }
 
 /* The header's numbers: 0, or -1 without the limit (debugfs then). */
@@ -329,6 +291,7 @@ static int pol_header(struct mmt_policy *p)
 {
 	char v[VAL_MAX];
 	long o;
+	unsigned long long h;
 
 	if (sysfs_value("info", "policy_max_rules", v, sizeof(v)) ||
 	    sscanf(v, "%d", &p->max_rules) != 1)
@@ -337,22 +300,6 @@ static int pol_header(struct mmt_policy *p)
 		p->kernel_order = (int)o;
 	if (!sysfs_value("info", "base_order", v, sizeof(v)) && !mmt_parse_long(v, 0, 63, &o))
 		p->default_order = (int)o;
-	return 0;
-}
-
-/*
- * The rule lines of the parameter (cut up here) and their counters into
- * p; MMT_OK, MMT_EINVAL as mmt_parse_policy() (too many, no order=).
- */
-static int pol_rules(struct mmt_policy *p, char *rules)
-{
-	struct pol_arrays *a = malloc(sizeof(*a));
-	char *line, *save = NULL;
-	unsigned long long h;
-	int err = MMT_OK;
-
-	if (!a)
-		return mmt__fail(MMT_EIO, "out of memory");
 	/* the faults no rule matched: counted while there are rules */
 	p->def.has_hits = 1;
 	p->def.hits = read_array("policy", "default_hits", &h, 1) > 0 ? h : 0;
@@ -360,73 +307,51 @@ static int pol_rules(struct mmt_policy *p, char *rules)
 		p->def.pages = h;
 		p->def.has_pages = 1;
 	}
-	read_arrays(a);
-	for (line = strtok_r(rules, "\n", &save); line && !err;
-	     line = strtok_r(NULL, "\n", &save)) {
-		int is_auto = strstr(line, " order=auto") != NULL;
-
-		if (p->nr >= MMT_PRULES_MAX || mmt__parse_rule(line, &p->r[p->nr])) {
-			err = MMT_EINVAL;
-		} else {
-			rule_counts(&p->r[p->nr], a, p->nr, is_auto);
-			p->nr++;
-		}
-	}
-	free(a);
-	return err;
+	return 0;
 }
 
-/* The policy parameter's rule lines, into buf (VAL_MAX); 0 or -1. */
-static int rule_list(char *buf)
+/* rules/count; -1 for a module without rules/. */
+static int rules_count(void)
 {
-	char p[PATH_MAX];
+	char v[64];
+	int n;
 
-	snprintf(p, sizeof(p), "%s/parameters/policy", mmt_sysfs_module());
-	return read_value(p, buf, VAL_MAX);
+	if (sysfs_value(MMT_ABI_RULES_DIR, MMT_ABI_RULES_COUNT, v, sizeof(v)) ||
+	    sscanf(v, "%d", &n) != 1 || n < 0)
+		return -1;
+	return n;
 }
 
 /*
- * The policy read once, with what tells a torn read: policy/rules and
- * the rule list (list[0]) are read first, the list again (list[1]) and
- * the count after the counters, and both must not have moved (a rule
- * put in and taken out meanwhile shifts the arrays under the lines).
- * The parameter holds a page of whole lines: a longer policy lists fewer
- * lines than policy/rules counts, and reads from debugfs (the whole
- * text), never as a set with rules missing.
+ * The rules, slot by slot, once, with what tells a torn read: the count
+ * before and after, and each slot's match and order again after its
+ * counters (an edit meanwhile moves the rules under the slots).  Nothing
+ * is read as a list of lines: no page limit on the set.
  */
-static int pol_read(struct mmt_policy *p, char *list[2])
+static int pol_read(struct mmt_policy *p)
 {
-	int count = mmt__sys_rules(), n = 0, err = MMT_OK;
-	char *c;
+	int count = rules_count(), i;
+	char m[MMT_MATCH_LEN], o[16];
 
-	if (count < 0 || rule_list(list[0]))
+	if (count < 0 || pol_header(p))
 		return MMT__NOPLANE;
-	for (c = list[0]; *c; c++)
-		n += *c == '\n' || !c[1];	/* the last line may lack its '\n' */
-	if (n == count && pol_header(p))
-		return MMT__NOPLANE;
-	if (n == count && *list[0]) {
-		memcpy(list[1], list[0], VAL_MAX);	/* cut up by the parse */
-		err = pol_rules(p, list[1]);
-	}
-	if (rule_list(list[1]) || strcmp(list[0], list[1]) || mmt__sys_rules() != count)
+	if (count > MMT_PRULES_MAX)
+		return mmt__fail(MMT_EINVAL, "more than %d policy rules", MMT_PRULES_MAX);
+	for (i = 0; i < count; i++)
+		if (rule_read(i, &p->r[i]))
+			return MMT__TORN;
+	for (i = 0; i < count; i++)
+		if (rule_value(i, "match", m, sizeof(m)) || rule_value(i, "order", o, sizeof(o)) ||
+		    strcmp(m, p->r[i].match) || strcmp(o, p->r[i].order))
+			return MMT__TORN;
+	if (rules_count() != count)
 		return MMT__TORN;
-	if (n != count)
-		return MMT__NOPLANE;
-	return err;
+	p->nr = count;
+	return MMT_OK;
 }
 
 int mmt__sys_policy(struct mmt_policy *p)
 {
-	char *list[2] = { malloc(VAL_MAX), malloc(VAL_MAX) };
-	int err;
-
 	mmt__policy_init(p);
-	if (!list[0] || !list[1])
-		err = mmt__fail(MMT_EIO, "out of memory");
-	else
-		err = served() ? pol_read(p, list) : MMT__NOPLANE;
-	free(list[0]);
-	free(list[1]);
-	return err;
+	return served() ? pol_read(p) : MMT__NOPLANE;
 }
