@@ -153,12 +153,14 @@ static const char *const mmt_abi_info[] __maybe_unused = {
 	"hook_filemap_map_pages", "hook_set_pte",
 	"hook_handle_mm_fault_return", "hook_map_pages_return",
 	"hook_zap", "hook_args", "fault_around_callers",
-	"ftrace_enabled_guard",
+	"ftrace_enabled_guard", "hook_selftest",
 	"policy", "policy_rules", "policy_max_rules", "policy_default_order",
 	"policy_kernel_order", "policy_auto_changes", "policy_auto_lost",
 	"policy_live_passes", "policy_live_slots", "policy_live_busy",
-	"policy_live_poll_max_us",
-	"usefulness_enable", "usefulness",
+	"policy_live_poll_max_us", "policy_live_scanned",
+	"policy_live_scan_rcu_max", "policy_cgroup_follow",
+	"usefulness_enable", "usefulness", "usefulness_end",
+	"usefulness_max_order", "usefulness_contpte",
 	"pfn_valid_impls", "pfn_valid_crosscheck", "pfn_valid_crosscheck_sweep",
 	"pfn_valid_override", "sysfs", NULL
 };

@@ -401,7 +401,13 @@ static int dirs_build(void)
 
 			sysfs_attr_init(&ka->attr);
 			ka->attr.name = file_name(d, i);
-			ka->attr.mode = 0444;
+			/*
+			 * A rule's match names processes, cgroups and files:
+			 * root's, as the policy parameter and debugfs policy
+			 * are; its numbers are everyone's, as stats/ are.
+			 */
+			ka->attr.mode = d == RULE_DIR &&
+				!strcmp(ka->attr.name, "match") ? 0400 : 0444;
 			ka->show = dirs[d].show;
 			if (dirs[d].value)
 				attrs[d][i].value = dirs[d].value(ka->attr.name);

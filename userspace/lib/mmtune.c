@@ -398,23 +398,26 @@ int mmt_order_set_default(int *via_kernel)
 
 /*
  * Here, not with the other records in read.c, as the orders above read
- * it.  debugfs info first: it has no write bit, so it stays readable
- * under lockdown, and its text has every line (sysfs info/ the shared
- * names only); sysfs info/ where debugfs cannot serve.
+ * it.  sysfs info/ first, a value a file (every line of debugfs info has
+ * its file); the debugfs text where the module has no sysfs tree.
  */
 int mmt_info(struct mmt_kv *kv, int max)
 {
-	char *buf = malloc(INFO_BUF);
+	char *buf;
 	long r;
-	int n;
+	int n = mmt__sys_info(kv, max);
 
+	if (n != MMT__NOPLANE)
+		goto out;
+	buf = malloc(INFO_BUF);
 	if (!buf)
 		return mmt__fail(MMT_EIO, "out of memory");
 	r = mmt_knob_read_n("info", buf, INFO_BUF);
-	n = r >= 0 ? mmt_parse_info(buf, (size_t)r, kv, max) : mmt__sys_info(kv, max);
+	n = r >= 0 ? mmt_parse_info(buf, (size_t)r, kv, max) : (int)r;
 	free(buf);
-	if (n == MMT__NOPLANE)
-		return (int)r;
+	if (r < 0)
+		return n;
+out:
 	if (n < 0)
 		return mmt__fail(MMT_EIO, "cannot parse the module's info file");
 	return n;

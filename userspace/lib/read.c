@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libmmtune: the module's records typed: stats, latency and the policy
- * into their structs, from the sysfs files (sysrec.c) or the debugfs
- * file parsed (parse.c, policy.c), whichever serves, in the order each
- * record has always been read in.  The one place that knows that order,
+ * into their structs, from the sysfs files (sysrec.c), or the debugfs
+ * file parsed (parse.c, policy.c) where the module has no sysfs tree.  The one place that knows that order,
  * and the one place that reads the policy again when it tore.  (info is
  * mmt_info(), in mmtune.c, whose orders read it.)
  */
@@ -63,23 +62,22 @@ int mmt_stats_read(struct mmt_kv *kv, int max)
 }
 
 /*
- * debugfs latency first: it has no write bit, so it stays readable under
- * lockdown; latency/ where debugfs cannot serve.  A text that is not the
- * latency text reads as no histogram (the parser is tolerant of the rest).
+ * latency/ first, a value a file; the debugfs text where the module has
+ * no sysfs tree.  A text that is not the latency text reads as no
+ * histogram (the parser is tolerant of the rest).
  */
 int mmt_latency_read(struct mmt_latency *lat)
 {
 	char *text;
-	long r = debugfs_text("latency", &text);
-	int n;
+	long r;
+	int n = mmt__sys_latency(lat);
 
-	if (r >= 0) {
+	if (n == MMT__NOPLANE) {
+		r = debugfs_text("latency", &text);
+		if (r < 0)
+			return (int)r;
 		n = mmt_parse_latency(text, (size_t)r, lat);
 		free(text);
-	} else {
-		n = mmt__sys_latency(lat);
-		if (n == MMT__NOPLANE)
-			return (int)r;
 	}
 	if (n < 0)
 		memset(lat, 0, sizeof(*lat));

@@ -8,10 +8,12 @@
  * module/mmtune_abi.h, the table the module itself is built from.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "priv.h"
 #include "mmtune_abi.h"
@@ -337,6 +339,10 @@ static int pol_read(struct mmt_policy *p)
 		return MMT__NOPLANE;
 	if (count > MMT_PRULES_MAX)
 		return mmt__fail(MMT_EINVAL, "more than %d policy rules", MMT_PRULES_MAX);
+	/* root's to read, as the parameter is: a match names processes and files */
+	snprintf(m, sizeof(m), "%s/" MMT_ABI_RULES_DIR "/0/match", mmt_sysfs_mm());
+	if (access(m, R_OK) && (errno == EACCES || errno == EPERM))
+		return mmt_errno_to_err(errno, m, NULL);
 	for (i = 0; i < count; i++)
 		if (rule_read(i, &p->r[i]))
 			return MMT__TORN;
