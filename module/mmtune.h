@@ -177,9 +177,9 @@ void mmtune_policy_measured(bool on);
 void mmtune_policy_share_match(bool on);
 /* rules.c: the calls whose rule the hook and the return probe matched once */
 unsigned long mmtune_policy_matches_shared(void);
-/* rules.c: rss.c's rule= selection */
+/* rules.c: rss.c's rule= selection, and an auto:file rule's file order */
 int mmtune_policy_vma_rule(struct task_struct *t,
-			   const struct vm_area_struct *vma);
+			   const struct vm_area_struct *vma, int *file_order);
 
 /* usefulness.c: fault-around's pre-mapped pages touched, a user of hooks.h. */
 extern const struct mmtune_feature mmtune_usefulness_feature;

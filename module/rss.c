@@ -19,6 +19,10 @@
  *    measurement split the block when it made its pages old
  *    (compat/pte.h's mmtune_unfold()).
  * Pages a huge pmd maps are not counted (there are no PTEs).
+ * A file an order=auto:file rule takes has its order on its line too
+ * (" order=N" after the path, whose spaces are escaped): the one the
+ * rule's faults on it get now, learned, or the rule's base order while
+ * the file has no entry in the rule's table (auto_file.c).
  *
  * Which processes: every one (the default), or what one write before the
  * reads of the same open file selects: "pid=N" (in the writer's pid
@@ -69,6 +73,7 @@ struct rss_sel {
 struct rss_file {
 	struct file *file;	/* NULL: the files past RSS_FILES */
 	unsigned long mapped, old;
+	int order;		/* under an auto:file rule: its order; or -1 */
 };
 
 /*
@@ -106,10 +111,35 @@ static struct rss_file *rss_slot(struct rss_file *f, unsigned int *n,
 	if (*n < RSS_FILES - 1) {
 		/* held: the walk lets go of the mmap lock, the mapping may go */
 		f[*n].file = get_file(vma->vm_file);
+		f[*n].order = -1;
 		return &f[(*n)++];
 	}
 	*n = RSS_FILES;
 	return &f[RSS_FILES - 1];	/* file NULL: "(more)" */
+}
+
+/*
+ * @vma's pages from @addr into its file's entry of @f, if the rule @rule
+ * takes the mapping (-1: every one): where the walk goes on.  The entry
+ * keeps the order an order=auto:file rule gives the file now, as a
+ * fault would find the rule: of the first of its mappings under one.
+ */
+static unsigned long rss_vma(struct task_struct *t, struct vm_area_struct *vma,
+			     unsigned long addr, int rule, struct rss_file *f,
+			     unsigned int *n, unsigned int *steps)
+{
+	struct rss_file *e;
+	int r, order;
+
+	if (!mmtune_vma_judged(vma))
+		return vma->vm_end;
+	r = mmtune_policy_vma_rule(t, vma, &order);	/* every mapping's order */
+	if (rule >= 0 && r != rule)
+		return vma->vm_end;
+	e = rss_slot(f, n, vma);
+	if (e->file && e->order < 0)
+		e->order = order;
+	return rss_range(vma->vm_mm, addr, vma->vm_end, e, steps);
 }
 
 /*
@@ -127,7 +157,7 @@ static void rss_show_mm(struct seq_file *m, struct task_struct *t,
 			struct mm_struct *mm, pid_t nr, int rule,
 			const char *comm, struct rss_file *f)
 {
-	struct rss_file all = { NULL, 0, 0 };
+	struct rss_file all = { NULL, 0, 0, -1 };
 	struct vm_area_struct *vma;
 	unsigned long addr = 0;
 	unsigned int i, n = 0, steps = 0;
@@ -162,12 +192,7 @@ static void rss_show_mm(struct seq_file *m, struct task_struct *t,
 			break;
 		addr = max(addr, vma->vm_start);
 		steps++;
-		if (mmtune_vma_judged(vma) &&
-		    (rule < 0 || mmtune_policy_vma_rule(t, vma) == rule))
-			addr = rss_range(mm, addr, vma->vm_end,
-					 rss_slot(f, &n, vma), &steps);
-		else
-			addr = vma->vm_end;
+		addr = rss_vma(t, vma, addr, rule, f, &n, &steps);
 	}
 	if (locked)
 		mmap_read_unlock(mm);
@@ -189,6 +214,8 @@ static void rss_show_mm(struct seq_file *m, struct task_struct *t,
 				seq_file_path(m, f[i].file, RSS_ESC);
 			else
 				seq_puts(m, "(more)");
+			if (f[i].file && f[i].order >= 0)	/* not "(more)" */
+				seq_printf(m, " order=%d", f[i].order);
 			seq_putc(m, '\n');
 		}
 		if (f[i].file)

@@ -471,21 +471,29 @@ void notrace mmtune_policy_window(const struct vm_fault *vmf,
  * The rule (its index) whose order the process @t, a thread group
  * leader, gets at a fault on @vma, or -1 for none: rss.c's "rule="
  * selection, outside the fault path (a walk of the rules, no cache).
+ * *@file_order: under an order=auto:file rule, the order a fault on
+ * @vma's file gets now (the rule's base order until the file has an
+ * entry), read here since the table lives only as long as the set;
+ * -1 under any other rule or none.
  */
 int mmtune_policy_vma_rule(struct task_struct *t,
-			   const struct vm_area_struct *vma)
+			   const struct vm_area_struct *vma, int *file_order)
 {
 	struct comm_key comm = comm_of(t);	/* as the fault path reads it */
 	struct policy_set *set;
 	unsigned int idx;
 	int ret = -1;
 
+	*file_order = -1;
 	rcu_read_lock();			/* the task's cgroup */
 	rcu_read_lock_sched();			/* the set */
 	set = rcu_dereference_sched(policy_active);
 	if (set) {
 		idx = match(set, t, comm, vma);
 		ret = idx < set->nr ? idx : -1;
+		if (ret >= 0 && set->rule[idx].files)
+			*file_order = mmtune_af_order(set->rule[idx].files,
+						      vma);
 	}
 	rcu_read_unlock_sched();
 	rcu_read_unlock();
