@@ -215,7 +215,45 @@ suite_rss() {
 	l=$($PY "$TOP/tests/host/funclen.py" "$US/ctl/rss.c" | sed -n 1p)
 	[ -n "$l" ] && [ "${l%% *}" -le 80 ] && ok "userspace/ctl/rss.c: the longest function has ${l%% *} lines (${l##* })" ||
 		fail "userspace/ctl/rss.c: a function over 80 lines: ${l:-funclen.py found none}"
+	rss_file_orders
 	rss_advise_live
+}
+
+# rss_file_orders: files an order=auto:file rule takes have " order=N"
+# after the path (module/rss.c): a column "order" and a JSON field.
+#   pid 700 pg     300/100: /data/seq 200/50 order 9, "/data/my sparse"
+#                  60/40 order 0, libc 40/10 order 4 (and a field of a
+#                  later module, skipped)
+#   pid 800 other  100/60:  libc 60/50, /data/plain 40/10 (no order)
+# Summed: libc 100/60 (orders differ: mixed), seq 200/50, sparse 60/40,
+# plain 40/10; pages of 4096 bytes.
+rss_file_orders() {
+	fresh
+	printf '%s\n' '# available 1 usefulness_enable 1 page_size 4096' \
+		'pid=700 mapped=300 untouched=100 comm=pg' \
+		'pid=700 mapped=200 untouched=50 file=/data/seq order=9' \
+		'pid=700 mapped=60 untouched=40 file=/data/my\040sparse order=0' \
+		'pid=700 mapped=40 untouched=10 file=/usr/lib/libc.so.6 order=4 later=1' \
+		'pid=800 mapped=100 untouched=60 comm=other' \
+		'pid=800 mapped=60 untouched=50 file=/usr/lib/libc.so.6' \
+		'pid=800 mapped=40 untouched=10 file=/data/plain' >"$T/rss"
+	run "$CTL" rss --files
+	[ "$RC" = 0 ] && [ ! -s "$W/err" ] && ok "rss, file orders: exit 0, quiet" || fail "rss, file orders: exit $RC: $(errline)"
+	t_grep "rss, file orders: the top files' header has the column" out '^ +mapped +untouched untouched% order  FILE$'
+	t_grep "rss, file orders: a file's order" out '^ +800 kB +200 kB +25\.0% +9  /data/seq$'
+	t_grep "rss, file orders: order 0, its path's \\040 a space" out '^ +240 kB +160 kB +66\.7% +0  /data/my sparse$'
+	t_grep "rss, file orders: summed over lines that differ: mixed" out '^ +400 kB +240 kB +60\.0% mixed  /usr/lib/libc\.so\.6$'
+	t_grep "rss, file orders: a file without: -" out '^ +160 kB +40 kB +25\.0% +-  /data/plain$'
+	t_grep "rss --files, file orders: a process's file, under mapped" out \
+		"^$(printf '%50s' '') +160 kB +40 kB +25\.0% +4  /usr/lib/libc\.so\.6\$"
+	run "$CTL" rss --json
+	t_json "rss --json, file orders: each process's files, order where the line has one" \
+		'[[(f["path"], f.get("order", "none")) for f in p["files"]] for p in d["processes"]] == [[("/data/seq", 9), ("/data/my sparse", 0), ("/usr/lib/libc.so.6", 4)], [("/usr/lib/libc.so.6", "none"), ("/data/plain", "none")]]'
+	t_json "rss --json, file orders: the top files, null where they differ" \
+		'[(f["path"], f["untouched_bytes"] // 4096, f.get("order", "none")) for f in d["files"]] == [("/usr/lib/libc.so.6", 60, None), ("/data/seq", 50, 9), ("/data/my sparse", 40, 0), ("/data/plain", 10, "none")]'
+	rss_tree
+	run "$CTL" rss --json
+	t_json "rss --json, no file orders: no order field" 'not any("order" in f for p in d["processes"] for f in p["files"]) and not any("order" in f for f in d["files"])'
 }
 
 # advise --pid: the rss file's files of one process; the most untouched

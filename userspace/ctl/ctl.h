@@ -154,14 +154,18 @@ struct rline {
 	int busy, file;
 	unsigned long long mapped, untouched;	/* pages */
 	char *name;		/* comm or path, unescaped, in the read buffer */
+	int order;		/* a file's under an order=auto:file rule; -1: none */
 };
 
 #define PID_MAX		4194304		/* the kernel's PID_MAX_LIMIT */
+
+#define ORDER_MIXED	(-2)	/* rfile.order of lines summed that differ */
 
 /* A file's pages: of one process, or summed over processes. */
 struct rfile {
 	const char *path;	/* into the read buffer, unescaped */
 	unsigned long long mapped, untouched;
+	int order;		/* rline's; ORDER_MIXED: the lines summed differ */
 };
 
 /* rss.c: @verb's --cgroup argument into @out (as policy takes it): 0 or an exit code */

@@ -7,7 +7,9 @@
  * process has not touched.  Shown beside RssFile and RssShmem of
  * /proc/PID/status (env MMTUNE_PROC stands for /proc in tests), the
  * processes by untouched bytes, then the files summed over them; or one
- * JSON object, rendered once through out.c.  The file is found, read
+ * JSON object, rendered once through out.c.  A file an order=auto:file
+ * rule takes has the order it gives the file too: a column "order" when
+ * any file has one, a field "order" of the file's JSON object.  The file is found, read
  * and parsed by rssfile.c, which stats --prometheus --rss shares.
  */
 #define _GNU_SOURCE
@@ -79,6 +81,7 @@ struct rproc {
 struct rset {
 	struct rss_head h;
 	int taking;		/* the last process line was kept */
+	int orders;		/* a file line had an order: the column */
 	struct rproc *p;
 	struct rfile *f, *top;
 	size_t np, capp, nf, capf, ntop;
@@ -335,7 +338,8 @@ static int add_line(struct rset *s, const struct rline *r, const struct rss_args
 		if (!nf)
 			return -1;
 		s->f = nf;
-		s->f[s->nf++] = (struct rfile){ r->name, r->mapped, r->untouched };
+		s->f[s->nf++] = (struct rfile){ r->name, r->mapped, r->untouched, r->order };
+		s->orders |= r->order >= 0;
 		p->nf++;
 		return 0;
 	}
@@ -407,6 +411,8 @@ static size_t sum_files(struct rfile *f, size_t n)
 		if (k && !strcmp(f[k - 1].path, f[i].path)) {
 			f[k - 1].mapped += f[i].mapped;
 			f[k - 1].untouched += f[i].untouched;
+			if (f[k - 1].order != f[i].order)
+				f[k - 1].order = ORDER_MIXED;
 		} else {
 			f[k++] = f[i];
 		}
@@ -495,21 +501,40 @@ static const char *shown(char *b, size_t n, const char *s)
 	return b;
 }
 
-/* A file: JSON {path, mapped_bytes, untouched_bytes}; text at indent (-1: none). */
+/* The order column's cell (with s->orders): N, "-" for none, "mixed" */
+static const char *order_cell(char *b, size_t n, const struct rset *s, const struct rfile *f)
+{
+	if (!s->orders)
+		return "";
+	if (f->order == ORDER_MIXED)
+		snprintf(b, n, " %5s", "mixed");
+	else if (f->order < 0)
+		snprintf(b, n, " %5s", "-");
+	else
+		snprintf(b, n, " %5d", f->order);
+	return b;
+}
+
+/*
+ * A file: JSON {path, mapped_bytes, untouched_bytes[, order]} (order null:
+ * the lines summed differ); text at indent (-1: none).
+ */
 static void show_file(struct out *o, const struct rset *s, const struct rfile *f, int indent)
 {
 	unsigned long long m = f->mapped * s->h.page_size, u = f->untouched * s->h.page_size;
-	char bm[32], bu[32], bp[16], path[PATH_MAX];
+	char bm[32], bu[32], bp[16], bo[16], path[PATH_MAX];
 
 	out_obj(o, NULL);
 	out_str(o, "path", NULL, f->path, NULL);
 	out_uint(o, "mapped_bytes", NULL, m, 1);
 	out_uint(o, "untouched_bytes", NULL, u, 1);
+	if (f->order != -1)
+		out_int(o, "order", NULL, f->order, f->order >= 0);
 	out_obj_end(o);
 	if (indent >= 0)
-		out_text(o, "%*s%12s %12s %10s  %s\n", indent, "", kb(bm, sizeof(bm), m),
+		out_text(o, "%*s%12s %12s %10s%s  %s\n", indent, "", kb(bm, sizeof(bm), m),
 			 kb(bu, sizeof(bu), u), pct(bp, sizeof(bp), f->untouched, f->mapped),
-			 shown(path, sizeof(path), f->path));
+			 order_cell(bo, sizeof(bo), s, f), shown(path, sizeof(path), f->path));
 }
 
 /* a /proc kB figure: "N kB", or "-" when the process is gone */
@@ -566,8 +591,8 @@ static void show_tail(struct out *o, const struct rset *s, unsigned long long m,
 	out_text(o, COLS, "total", n, "", "", kb(bm, sizeof(bm), m * s->h.page_size),
 		 kb(bu, sizeof(bu), u * s->h.page_size), pct(bp, sizeof(bp), u, m));
 	if (top)
-		out_text(o, "\nTop files by untouched pages, summed over these processes\n%12s %12s %10s  %s\n",
-			 "mapped", "untouched", "untouched%", "FILE");
+		out_text(o, "\nTop files by untouched pages, summed over these processes\n%12s %12s %10s%s  %s\n",
+			 "mapped", "untouched", "untouched%", s->orders ? " order" : "", "FILE");
 	out_arr(o, "files");
 	for (i = 0; i < s->ntop; i++)
 		show_file(o, s, &s->top[i], 0);

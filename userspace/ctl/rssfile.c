@@ -148,8 +148,27 @@ static void unescape(char *s)
 }
 
 /*
- * "pid=N mapped=M untouched=U comm=NAME", "... file=PATH" or "pid=N busy
- * comm=NAME" into r: 0, or -1 for a line of another form (skipped).
+ * The fields after r's NAME or PATH cut off it (the module escapes their
+ * spaces): a file's "order=N" (under an order=auto:file rule) into
+ * r->order; any other, a later module's, skipped.
+ */
+static void tail_fields(struct rline *r)
+{
+	char *t = strchr(r->name, ' '), *save;
+	long v;
+
+	if (!t)
+		return;
+	*t++ = '\0';
+	for (t = strtok_r(t, " ", &save); t; t = strtok_r(NULL, " ", &save))
+		if (r->file && !strncmp(t, "order=", 6) && !mmt_parse_long(t + 6, 0, 63, &v))
+			r->order = (int)v;
+}
+
+/*
+ * "pid=N mapped=M untouched=U comm=NAME", "... file=PATH [order=O]" or
+ * "pid=N busy comm=NAME" into r: 0, or -1 for a line of another form
+ * (skipped).
  */
 static int parse_line(char *l, struct rline *r)
 {
@@ -157,6 +176,7 @@ static int parse_line(char *l, struct rline *r)
 	int n = -1;
 
 	memset(r, 0, sizeof(*r));
+	r->order = -1;
 	if (strncmp(l, "pid=", 4))
 		return -1;
 	r->pid = strtol(l + 4, &e, 10);
@@ -173,6 +193,7 @@ static int parse_line(char *l, struct rline *r)
 	} else {
 		return -1;
 	}
+	tail_fields(r);
 	unescape(r->name);
 	return 0;
 }
