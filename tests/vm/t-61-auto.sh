@@ -446,6 +446,32 @@ f=$(ff files)
 [ "${f:-0}" -ge 2 ] 2>/dev/null && [ "$(ff forgotten)" = 0 ] &&
 	ok "per file: $f files on the rule's line, none forgotten" ||
 	fail "per file: files '${f:-}' forgotten '$(ff forgotten)'"
+# rss gives each file's line the order the rule learned for it
+# (" order=N" after the path), and mmtunectl rss shows it: the two
+# readers, still running, each at its file's order
+# rorder PID FILE: FILE's order on PID's rss line, or nothing
+rorder() {
+	exec 3<>$MMT/rss
+	printf 'pid=%s' "$1" >&3
+	sed -n "s|^pid=$1 mapped=[0-9]* untouched=[0-9]* file=$2 order=\([0-9]*\)\$|\1|p" <&3
+	exec 3<&-
+}
+if head -n 1 $MMT/rss | grep -q '^# available 1 '; then
+	expect_eq "per file: rss, fa's line at max_order, fb's at 0" \
+		"$(rorder $mpa "$WORK/fa") $(rorder $mpb "$WORK/fb")" "$MAX 0"
+	"$CTL" rss --json --rule 1 2>&1 | tr -d ' \n' > "$WORK/rss.json"
+	fo() { grep -o "\"path\":\"$1\",\"mapped_bytes\":[0-9]*,\"untouched_bytes\":[0-9]*,\"order\":[0-9]*}" \
+		"$WORK/rss.json" | sed -n '1s/.*"order":\([0-9]*\)}/\1/p'; }
+	expect_eq "per file: mmtunectl rss --json --rule 1, fa's order and fb's" \
+		"$(fo "$WORK/fa") $(fo "$WORK/fb")" "$MAX 0"
+	"$CTL" rss --rule 1 > "$WORK/rss.txt" 2>&1
+	grep -Eq "^ +[0-9]+ kB +[0-9]+ kB +[0-9.]+% +$MAX  $WORK/fa\$" "$WORK/rss.txt" &&
+		grep -Eq "^ +[0-9]+ kB +[0-9]+ kB +[0-9.]+% +0  $WORK/fb\$" "$WORK/rss.txt" &&
+		ok "per file: mmtunectl rss --rule 1, the order column" ||
+		fail "per file: mmtunectl rss --rule 1: $(sed -n '/^Top files/,$p' "$WORK/rss.txt" | head -6 | tr '\n' '|')"
+else
+	skip "per file: rss's order" "rss: $(head -n 1 $MMT/rss)"
+fi
 kill $mpa $mpb 2>/dev/null; wait $mpa $mpb 2>/dev/null
 sleep 1.3
 check "a write that keeps the rule" pwrite "comm=other order=2\ncomm=fplive order=auto:file\n"
