@@ -179,10 +179,8 @@ far() {
 		if (i == 2 || d > b) { b = d; v = ARGV[i] } } print v }' "$@"
 }
 range() { printf '%s\n' "$@" | sort -n | sed -n '1h; $ { H; x; s/\n/-/; p }'; }
-# af_run CMD...: one run, then the poll's judgement of it and its
-# teardown: a process that exits while the live walk holds its mm is torn
-# down (its untouched pages counted) after the walk lets go, at a poll
-af_run() { "$@" > /dev/null 2>&1; sleep 2.2; }
+# af_run CMD...: one run, then the poll's judgement of it
+af_run() { "$@" > /dev/null 2>&1; sleep 1.2; }
 # learn NAME COMM CMD...: the learning, the measured runs, a table row
 learn() {
 	_n=$1 _c=$2; shift 2
@@ -233,16 +231,17 @@ learn() {
 	ok "$_n: the file orders settled: unchanged from run $_rs (${_ts} s) over $SETTLE runs the live walk passed over"
 	# three measured runs at the settled orders (their spread in the
 	# table); orders that a run changed start them again (twice at most)
-	sleep 2.2	# the last learning run's judgement and teardown
-	_fo=$(afl file_orders) _try=0 _k=0 _mcs='' _mus=''
+	sleep 1.2	# the last learning run's judgement
+	_fo=$(afl file_orders) _try=0 _k=0 _mcs='' _mus='' _mps=''
 	while [ $_k -lt 3 ]; do
-		_h=$(afl hits) _u=$(afl untouched)
+		_h=$(afl hits) _u=$(afl untouched) _lp=$(info policy_live_passes)
 		af_run "$@"
 		if [ "$(afl file_orders)" != "$_fo" ] && [ $_try -lt 2 ]; then
-			_fo=$(afl file_orders) _try=$((_try + 1)) _k=0 _mcs='' _mus=''
+			_fo=$(afl file_orders) _try=$((_try + 1)) _k=0 _mcs='' _mus='' _mps=''
 			continue
 		fi
 		_mcs="$_mcs $(($(afl hits) - _h))" _mus="$_mus $(($(afl untouched) - _u))" _k=$((_k + 1))
+		_mps="$_mps $(($(info policy_live_passes) - _lp))"
 	done
 	expect_eq "$_n: the measured runs kept the learned orders" "$(afl file_orders)" "$_fo"
 	echo 0 > $MMT/usefulness_enable
@@ -252,7 +251,7 @@ learn() {
 	sed 's/^[0-9]* \([0-9]*\) /#   order \1: /' "$WORK/ford"
 	# the measured run farthest from the prediction, the most untouched
 	_mc=$(far "$1" $_mcs) _mu=$(far -1 $_mus)
-	echo "# $_n at the learned orders: fault-around calls $1 predicted, measured$_mcs; untouched $2, measured$_mus; all faults $3; the best single order at no more untouched: $4 ($5 faults, $6 untouched)"
+	echo "# $_n at the learned orders: fault-around calls $1 predicted, measured$_mcs; untouched $2, measured$_mus (live passes$_mps); all faults $3; the best single order at no more untouched: $4 ($5 faults, $6 untouched)"
 	within "$_n: learned orders: file read faults (fault-around calls), predicted vs measured (the farthest of 3 runs)" "$1" "$_mc" 2 2
 	[ "$_mu" -le "$2" ] && ok "$_n: learned orders: untouched pages measured (at most $_mu) no more than predicted ($2)" ||
 		fail "$_n: learned orders: untouched pages: predicted $2, measured $_mu"
