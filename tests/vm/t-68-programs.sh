@@ -123,7 +123,8 @@ program() {
 # "Per-file learning on the same programs"): the program run again and
 # again under one "comm=COMM order=auto:file" rule, at the kernel's order
 # (its files' starting order), until the rule's file_orders= stayed the
-# same over $SETTLE runs that the live walk passed over; then three runs
+# same over $SETTLE_RUNS runs, $SETTLE of them runs that the live walk
+# passed over; then three runs
 # measured at those orders (the rule's fault-around calls and untouched
 # pages, as the advisor's) against the replay of the program's record at
 # them: each file at its learned order, a file the rule does not keep at
@@ -131,8 +132,8 @@ program() {
 # The same bounds as the advice's: the file read faults within 2 %, the
 # untouched pages no more than predicted, and its faults no more than the
 # best single order's at no more untouched pages.
-SETTLE=3
-LEARN_RUNS=${MMT_LEARN_RUNS:-150}
+SETTLE=3 SETTLE_RUNS=30
+LEARN_RUNS=${MMT_LEARN_RUNS:-250}
 LEARN_TABLE=$WORK/learn-table
 # afl FIELD: FIELD's value on the order=auto:file rule's line
 afl() {
@@ -193,12 +194,16 @@ learn() {
 	if ! _e=$(pwrite "comm=$_c order=auto:file\n"); then
 		fail "$_n: comm=$_c order=auto:file: $_e"; echo 0 > $MMT/usefulness_enable; return
 	fi
-	# settled: no change over $SETTLE runs in a row that the live walk
-	# passed over (a file is judged only after a pass saw it: a run
-	# without one changes nothing, and counts for nothing); given up at
-	# $LEARN_RUNS runs, or from the 10th run on at one that forgot a file
+	# settled: no change over $SETTLE_RUNS runs in a row, $SETTLE of
+	# them runs the live walk passed over (a file is judged only after a
+	# pass saw it, and only on 256 pages pre-mapped since its last
+	# judgement: a small file's take many runs; 3 passed-over runs alone
+	# once settled sqlite3 at its 19th run, orders still climbing); given
+	# up at $LEARN_RUNS runs, or from the 10th run on at one that forgot a
+	# file
 	_t0=$(date +%s) _runs=0 _same=0 _prev='' _rs=0 _ts=0 _fg=0
-	while [ $_same -lt $SETTLE ] && [ $_runs -lt $LEARN_RUNS ]; do
+	while { [ $_same -lt $SETTLE ] || [ $((_runs - _rs)) -lt $SETTLE_RUNS ]; } &&
+		[ $_runs -lt $LEARN_RUNS ]; do
 		_lp=$(info policy_live_passes)
 		"$@" > /dev/null 2>&1	# back to back: a pass sees only a live run
 		_runs=$((_runs + 1)) _fo=$(afl file_orders) _np=$(info policy_live_passes)
@@ -214,7 +219,7 @@ learn() {
 		_fg=$(afl forgotten)
 	done
 	echo "# $_n after $_runs runs, $(($(date +%s) - _t0)) s: $(grep " order=auto:file #" $MMT/policy)"
-	if [ $_same -lt $SETTLE ]; then
+	if [ $_same -lt $SETTLE ] || [ $((_runs - _rs)) -lt $SETTLE_RUNS ]; then
 		# a rule keeps 32 files, 4 a set (docs/policy.md, "An order per
 		# file"): a program with more in one set starts some at the
 		# starting order again each run, and never settles
@@ -228,7 +233,7 @@ learn() {
 		pwrite "clear\n" > /dev/null
 		return
 	fi
-	ok "$_n: the file orders settled: unchanged from run $_rs (${_ts} s) over $SETTLE runs the live walk passed over"
+	ok "$_n: the file orders settled: unchanged from run $_rs (${_ts} s) over $SETTLE_RUNS runs, $_same the live walk passed over"
 	# three measured runs at the settled orders (their spread in the
 	# table); orders that a run changed start them again (twice at most)
 	sleep 1.2	# the last learning run's judgement
