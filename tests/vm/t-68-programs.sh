@@ -133,7 +133,7 @@ program() {
 # untouched pages no more than predicted, and its faults no more than the
 # best single order's at no more untouched pages.
 SETTLE=3 SETTLE_RUNS=30
-LEARN_RUNS=${MMT_LEARN_RUNS:-250}
+LEARN_RUNS=${MMT_LEARN_RUNS:-400}	# sqlite3 settled at run 240 once
 LEARN_TABLE=$WORK/learn-table
 # afl FIELD: FIELD's value on the order=auto:file rule's line
 afl() {
