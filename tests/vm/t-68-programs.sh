@@ -286,7 +286,13 @@ want git-grep git && program git-grep git -C "$SRC" -c grep.threads=1 --no-pager
 want python $PY && program python $PY -S -c "import $IMPORTS" && learn_on python &&
 	learn python python3 $PY -S -c "import $IMPORTS"
 
-echo "# programs on $(uname -r) $(uname -m): | program | file rules | file read faults predicted / measured | all faults predicted / measured | untouched KiB predicted / measured | best single order: faults / KiB | order 0: faults |"
-sed 's/^/# /' "$TABLE" 2>/dev/null
-echo "# per-file learning on $(uname -r) $(uname -m): | program | settled at run / s | files at order (count x order) | file read faults predicted / measured | untouched KiB predicted / measured | all faults predicted | best single order at no more untouched: faults / KiB | advised: all faults / untouched KiB |"
-sed 's/^/# /' "$LEARN_TABLE" 2>/dev/null
+# the tables of what ran (a table's file is there once a row is): the
+# suite's status is its checks', not a missing table's
+if [ -s "$TABLE" ]; then
+	echo "# programs on $(uname -r) $(uname -m): | program | file rules | file read faults predicted / measured | all faults predicted / measured | untouched KiB predicted / measured | best single order: faults / KiB | order 0: faults |"
+	sed 's/^/# /' "$TABLE"
+fi
+if [ -s "$LEARN_TABLE" ]; then
+	echo "# per-file learning on $(uname -r) $(uname -m): | program | settled at run / s | files at order (count x order) | file read faults predicted / measured | untouched KiB predicted / measured | all faults predicted | best single order at no more untouched: faults / KiB | advised: all faults / untouched KiB |"
+	sed 's/^/# /' "$LEARN_TABLE"
+fi
