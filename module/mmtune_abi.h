@@ -177,6 +177,18 @@ static const char *const mmt_abi_latency[] __maybe_unused = {
 };
 
 /*
+ * sysfs bpf/: the BPF program that chooses the order (module/mmtune_bpf.h,
+ * docs/bpf.md).  attached 0 or 1; calls and refused counts; decisions an
+ * array, the calls that ended at each order 0..max_order; tracepoint the
+ * raw tracepoint's name a program attaches to (it differs by kernel).
+ */
+#define MMT_ABI_BPF_DIR		"bpf"
+
+static const char *const mmt_abi_bpf[] __maybe_unused = {
+	"attached", "calls", "refused", "decisions", "tracepoint", NULL
+};
+
+/*
  * sysfs policy/: hits, pages, orders and the rest after them are arrays,
  * one value per rule (debugfs policy's fields; "-" where it has none).
  */
