@@ -260,4 +260,85 @@ size_t mmt_rule_keys_text(char *buf, size_t len, int kinds, int values, const ch
  * (default, an auto rule that shows no order yet, an unreadable one). */
 int mmt_prule_order(const struct mmt_prule *r);
 
+/*
+ * A BPF program that chooses the fault-around order (module/mmtune_bpf.h,
+ * docs/bpf.md), loaded without libbpf (the static tools of every arch
+ * cannot link it): bpfobj.c reads a clang -target bpf object, its one
+ * raw_tp.w/ program, its license, its relocations; bpfbtf.c its
+ * BTF-defined maps (.maps); bpfload.c makes them with bpf(2), attaches
+ * the program to the module's raw tracepoint and pins the link.
+ */
+#define MMT_BPF_SEC_PREFIX	"raw_tp.w/"
+#define MMT_BPF_PIN_DEFAULT	"/sys/fs/bpf/mmtune_order"
+#define MMT_BPF_MAPS_MAX	16
+#define MMT_BPF_OBJ_NAME	16	/* a kernel object's name and its NUL */
+
+struct mmt_bpf_map {
+	char name[64];			/* its variable's in the object */
+	unsigned int type, key_size, value_size, max_entries, flags;
+	unsigned long long off;		/* its place in .maps */
+	int fd;				/* -1 until made */
+};
+
+/* An ld_imm64 that loads a map: the map's fd goes into it at load. */
+struct mmt_bpf_reloc {
+	unsigned int insn;
+	int map;			/* into maps[] */
+};
+
+struct bpf_insn;
+
+struct mmt_bpf_obj {
+	char section[128];		/* raw_tp.w/... */
+	char name[64];			/* the program's function */
+	char license[128];
+	struct bpf_insn *insns;		/* the host's byte order (the object's) */
+	unsigned int ninsns;
+	struct mmt_bpf_map maps[MMT_BPF_MAPS_MAX];
+	int nmaps;
+	struct mmt_bpf_reloc *relocs;
+	int nrelocs;
+	int prog_fd;			/* -1 until loaded */
+};
+
+/*
+ * Read the object at path into o: MMT_OK; MMT_EINVAL for an object load
+ * would refuse (not BPF, the other byte order, no or two raw_tp.w/
+ * programs, global data, calls, maps it cannot make), the message says
+ * what to change; MMT_EIO for a file it cannot read.  No bpf(2) call.
+ * mmt_bpf_obj_close() frees it (and closes what load made) either way.
+ */
+int mmt_bpf_obj_open(const char *path, struct mmt_bpf_obj *o);
+void mmt_bpf_obj_close(struct mmt_bpf_obj *o);
+/* A map type's name as bpftool spells it ("hash"), or NULL. */
+const char *mmt_bpf_map_type_name(unsigned int type);
+/*
+ * Make the maps, point the program's ld_imm64 at them and load it as a
+ * BPF_PROG_TYPE_RAW_TRACEPOINT_WRITABLE program; the verifier's log into
+ * log (len bytes, NUL-terminated).  MMT_EINVAL: the verifier or the
+ * kernel refused the object (the log says why); MMT_EPERM; MMT_EIO.
+ */
+int mmt_bpf_obj_load(struct mmt_bpf_obj *o, char *log, size_t len);
+/*
+ * Attach the loaded program to raw tracepoint tp and pin the link at
+ * pin; the link lives as long as the pin.
+ */
+int mmt_bpf_attach(const struct mmt_bpf_obj *o, const char *tp, const char *pin);
+/* Whether pin's directory is a bpf file system: MMT_OK, else MMT_EIO saying how to mount one. */
+int mmt_bpf_fs(const char *pin);
+/* Remove the pin (the program goes with its last reference). */
+int mmt_bpf_unpin(const char *pin);
+
+/* The module's sysfs bpf/ (module/mmtune_abi.h's mmt_abi_bpf[]). */
+struct mmt_bpf_state {
+	int attached;
+	unsigned long long calls, refused;
+	unsigned long long decisions[MMT_ORDER_MAX + 1];	/* per order */
+	int ndecisions;
+	char tracepoint[64];
+};
+
+/* MMT_OK; MMT_ENOMOD; MMT_EIO for a module without bpf/ (older) or content it cannot read. */
+int mmt_bpf_state(struct mmt_bpf_state *s);
+
 #endif

@@ -46,6 +46,16 @@ int mmt__sys_policy(struct mmt_policy *p);
 /* sysfs policy/rules: the module's count of its rules, or -1 (none). */
 int mmt__sys_rules(void);
 
+/* sysfs bpf/ into s: MMT_OK, MMT__NOPLANE without it, MMT_EINVAL for a value unread. */
+int mmt__sys_bpf(struct mmt_bpf_state *s);
+
+/*
+ * bpfbtf.c, for bpfobj.c: the maps the object's .BTF (data, len bytes)
+ * describes in .maps, into o->maps: MMT_OK, or MMT_EINVAL with a
+ * message that names path.
+ */
+int mmt__bpf_btf_maps(const char *path, const void *data, size_t len, struct mmt_bpf_obj *o);
+
 /*
  * policy.c's pieces for sysrec.c: an empty policy (no orders shown);
  * a rule line "KEY=V... order=X # counters" into r (0, or -1 without
