@@ -156,3 +156,19 @@ int mmt_policy_read(struct mmt_policy *p)
 				 READ_TRIES);
 	return rc;
 }
+
+/* sysfs bpf/ alone: no debugfs file ever had it. */
+int mmt_bpf_state(struct mmt_bpf_state *s)
+{
+	int err;
+
+	if (!mmt_module_loaded())
+		return mmt__fail(MMT_ENOMOD, "mmtune module is not loaded: run 'modprobe mmtune' as root");
+	err = mmt__sys_bpf(s);
+	if (err == MMT__NOPLANE)
+		return mmt__fail(MMT_EIO, "this mmtune module has no BPF programs (no %s/" MMT_ABI_BPF_DIR
+				 "/): it is older than mmtunectl", mmt_sysfs_mm());
+	if (err)
+		return mmt__fail(MMT_EIO, "unexpected content in %s/" MMT_ABI_BPF_DIR "/", mmt_sysfs_mm());
+	return MMT_OK;
+}

@@ -361,3 +361,33 @@ int mmt__sys_policy(struct mmt_policy *p)
 	mmt__policy_init(p);
 	return served() ? pol_read(p) : MMT__NOPLANE;
 }
+
+/* ---- bpf/ */
+
+/* bpf/NAME as a number; 0 or -1. */
+static int bpf_u64(const char *name, unsigned long long *v)
+{
+	char w[WORD_MAX];
+
+	return sysfs_value(MMT_ABI_BPF_DIR, name, w, sizeof(w)) || mmt_parse_u64(w, v) ? -1 : 0;
+}
+
+/*
+ * The BPF program's state: mmt_abi_bpf[]'s files.  The tracepoint's name
+ * tells whether the module has bpf/ at all (an older one has not).
+ */
+int mmt__sys_bpf(struct mmt_bpf_state *s)
+{
+	unsigned long long att;
+
+	memset(s, 0, sizeof(*s));
+	if (sysfs_value(MMT_ABI_BPF_DIR, "tracepoint", s->tracepoint, sizeof(s->tracepoint)))
+		return MMT__NOPLANE;
+	if (trim_value(s->tracepoint) || !s->tracepoint[0] || bpf_u64("attached", &att) || att > 1 ||
+	    bpf_u64("calls", &s->calls) || bpf_u64("refused", &s->refused))
+		return MMT_EINVAL;
+	s->attached = (int)att;
+	s->ndecisions = read_array(MMT_ABI_BPF_DIR, "decisions", s->decisions,
+				   (int)(sizeof(s->decisions) / sizeof(s->decisions[0])));
+	return s->ndecisions < 0 ? MMT_EINVAL : MMT_OK;
+}
