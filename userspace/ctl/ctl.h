@@ -49,7 +49,7 @@ struct cmd {
 /* The verbs' entries, each in its verb's file (get and set: knob.c) */
 extern const struct cmd cmd_status, cmd_get, cmd_set, cmd_stats, cmd_pfn_valid, cmd_policy;
 extern const struct cmd cmd_tune, cmd_save, cmd_run, cmd_report, cmd_rss, cmd_record, cmd_replay;
-extern const struct cmd cmd_advise;
+extern const struct cmd cmd_advise, cmd_bpf;
 
 /* util.c: errors and reads every verb shares (main.c only dispatches) */
 int usage_err(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -35,6 +35,7 @@ static const struct cmd *const cmds[] = {
 	&cmd_record,
 	&cmd_replay,
 	&cmd_advise,
+	&cmd_bpf,
 	&cmd_help,
 };
 
