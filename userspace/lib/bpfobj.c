@@ -37,7 +37,7 @@
 /* The object as read: its bytes and the sections load needs. */
 struct elf {
 	const char *path;
-	unsigned char *buf;
+	const unsigned char *buf;
 	size_t size;
 	const Elf64_Shdr *sh;
 	unsigned int nsh;
@@ -84,33 +84,36 @@ static const void *sec_data(const struct elf *e, unsigned int i, size_t *len, un
 	return e->buf + s->sh_offset;
 }
 
-static int read_file(struct elf *e)
+/* The whole file into *buf (malloc'd), its size into *size. */
+static int read_file(const char *path, unsigned char **buf, size_t *size)
 {
 	struct stat st;
 	ssize_t r;
-	int fd = open(e->path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC), e;
 
 	if (fd < 0 || fstat(fd, &st))
 		goto fail;
 	if (!S_ISREG(st.st_mode) || st.st_size > OBJ_MAX) {
 		close(fd);
-		return bad(e, "not a BPF object (not a regular file, or over 64 MiB)");
+		return mmt__fail(MMT_EINVAL, "%s: not a BPF object (not a regular file, or over 64 MiB)",
+				 path);
 	}
-	e->size = (size_t)st.st_size;
-	e->buf = malloc(e->size + 1);
-	if (!e->buf) {
+	*size = (size_t)st.st_size;
+	*buf = malloc(*size + 1);
+	if (!*buf) {
 		close(fd);
 		return mmt__fail(MMT_EIO, "out of memory");
 	}
-	r = pread(fd, e->buf, e->size, 0);
-	if (r < 0 || (size_t)r != e->size)
+	r = pread(fd, *buf, *size, 0);
+	if (r < 0 || (size_t)r != *size)
 		goto fail;
 	close(fd);
 	return MMT_OK;
 fail:
+	e = errno ? errno : EIO;
 	if (fd >= 0)
 		close(fd);
-	return mmt__fail(MMT_EIO, "%s: %s", e->path, strerror(errno ? errno : EIO));
+	return mmt__fail(MMT_EIO, "%s: %s", path, strerror(e));
 }
 
 static int host_data(void)
@@ -398,18 +401,16 @@ const char *mmt_bpf_map_type_name(unsigned int type)
 	return type && type < sizeof(map_types) / sizeof(map_types[0]) ? map_types[type] : NULL;
 }
 
-int mmt_bpf_obj_open(const char *path, struct mmt_bpf_obj *o)
+int mmt__bpf_obj_parse(const char *path, const void *buf, size_t size, struct mmt_bpf_obj *o)
 {
-	struct elf e = { .path = path };
+	struct elf e = { .path = path, .buf = buf, .size = size };
 	int err, i;
 
 	memset(o, 0, sizeof(*o));
 	o->prog_fd = -1;
 	for (i = 0; i < MMT_BPF_MAPS_MAX; i++)
 		o->maps[i].fd = -1;
-	err = read_file(&e);
-	if (!err)
-		err = check_header(&e);
+	err = check_header(&e);
 	if (!err)
 		err = find_symtab(&e);
 	if (!err)
@@ -424,7 +425,22 @@ int mmt_bpf_obj_open(const char *path, struct mmt_bpf_obj *o)
 		err = relocate(&e, o);
 	if (!err)
 		err = check_insns(&e, o);
-	free(e.buf);
+	return err;
+}
+
+int mmt_bpf_obj_open(const char *path, struct mmt_bpf_obj *o)
+{
+	unsigned char *buf = NULL;
+	size_t size = 0;
+	int err = read_file(path, &buf, &size);
+
+	if (err) {
+		memset(o, 0, sizeof(*o));
+		o->prog_fd = -1;
+		return err;
+	}
+	err = mmt__bpf_obj_parse(path, buf, size, o);
+	free(buf);
 	return err;
 }
 

@@ -55,6 +55,8 @@ int mmt__sys_bpf(struct mmt_bpf_state *s);
  * message that names path.
  */
 int mmt__bpf_btf_maps(const char *path, const void *data, size_t len, struct mmt_bpf_obj *o);
+/* bpfobj.c: mmt_bpf_obj_open() of an object already in memory (the fuzzer's). */
+int mmt__bpf_obj_parse(const char *path, const void *buf, size_t size, struct mmt_bpf_obj *o);
 
 /*
  * policy.c's pieces for sysrec.c: an empty policy (no orders shown);
