@@ -1449,6 +1449,8 @@ suite_report() {
 . "$TOP/tests/host/rss.sh"
 # replay: `mmtunectl replay` on hand-worked records (tests/host/replay.sh)
 . "$TOP/tests/host/replay.sh"
+# bpf: `mmtunectl bpf` on the programs of tests/bpf/, no module (tests/host/bpf.sh)
+. "$TOP/tests/host/bpf.sh"
 
 run_suites() {
 	CTL=$1/mmtunectl
@@ -1474,11 +1476,12 @@ run_suites() {
 	suite_replay
 	suite_advise_unit
 	suite_advise
+	suite_bpf
 }
 
 # tests/host/run.sh SUITE...: those suites alone, on the plain build (no
 # sanitizer pass, install, build flags, man pages or fuzzing)
-HOST_SUITES="unit rule_unit module_unit usage module kernel policy policy_auto prometheus prometheus_rss perm plane typed report rss replay advise_unit advise abi_doc results"
+HOST_SUITES="unit rule_unit module_unit usage module kernel policy policy_auto prometheus prometheus_rss perm plane typed report rss replay advise_unit advise bpf abi_doc results"
 if [ $# -gt 0 ]; then
 	for s in "$@"; do
 		case " $HOST_SUITES " in
@@ -1620,7 +1623,7 @@ if [ -n "$FUZZCC" ] && [ "$FUZZ_SECONDS" != 0 ]; then
 	done
 	[ -z "$FUZZLIB" ] && FUZZLIB=$(echo "$W"/fuzzlib/*.o)
 fi
-for t in info stats latency misc policy; do
+for t in info stats latency misc policy bpfobj; do
 	if [ "$FUZZ_SECONDS" = 0 ]; then
 		skip "fuzz $t: MMT_FUZZ_SECONDS=0"
 		continue
@@ -1642,6 +1645,8 @@ for t in info stats latency misc policy; do
 	mkdir -p "$W/corpus_$t"
 	cp "$FIX"/parse/*.txt "$W/corpus_$t/"
 	find "$FIX/tree" -type f -exec cp {} "$W/corpus_$t/" \;
+	# the objects suite_bpf built (tests/bpf/), for the object reader
+	[ "$t" != bpfobj ] || find "$W/bpf" -name '*.o' -exec cp {} "$W/corpus_$t/" \; 2>/dev/null
 	if (cd "$W" && ./fuzz_$t -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=1024 \
 		-print_final_stats=1 "corpus_$t" >"fuzz_$t.log" 2>&1); then
 		ok "fuzz $t: ${FUZZ_SECONDS}s, $(sed -n 's/^stat::number_of_executed_units: *//p' "$W/fuzz_$t.log") runs, no crash"
