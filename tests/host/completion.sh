@@ -115,6 +115,19 @@ completion_host() {
 	expect_line "completion: stats --re: --reset and a space" "mmtunectl stats --reset "
 	c=$(comp mmtunectl stats --prometheus --rs)
 	[ "$c" = "--rss" ] && ok "completion: stats --prometheus --rs: --rss" || fail "completion: stats --rs: '$c'"
+	c=$(comp mmtunectl bpf "")
+	[ "$c" = "status list load unload check --json --pin --help" ] && ok "completion: bpf subcommands" || fail "completion: bpf: '$c'"
+	c=$(comp mmtunectl bpf --pin /sys/fs/bpf/x --)
+	[ "$c" = "--json --pin --help" ] && ok "completion: bpf options after --pin PATH" || fail "completion: bpf --: '$c'"
+	mkdir -p "$W/bpfc"
+	: >"$W/bpfc/a.bpf.o"
+	: >"$W/bpfc/a.bpf.c"
+	c=$(comp mmtunectl bpf check "$W/bpfc/")
+	[ "$c" = "$W/bpfc/a.bpf.o" ] && ok "completion: bpf check OBJ: the .o files" || fail "completion: bpf check: '$c'"
+	c=$(comp mmtunectl bpf --pin /sys/fs/bpf/x load "$W/bpfc/")
+	[ "$c" = "$W/bpfc/a.bpf.o" ] && ok "completion: bpf --pin PATH load OBJ: the .o files" || fail "completion: bpf --pin PATH load: '$c'"
+	c=$(comp mmtunectl bpf unload "")
+	[ -z "$c" ] && ok "completion: bpf unload takes nothing more" || fail "completion: bpf unload: '$c'"
 
 	# ---- mmstress: workloads and options as its --help lists them
 	c=$(mcomp mmstress "")

@@ -41,8 +41,8 @@ const struct cmd cmd_bpf = {
 	"  --pin PATH   the pin (default " MMT_BPF_PIN_DEFAULT ")\n"
 	"  --json       one JSON object\n"
 	"Exit status: 0 done; 1 could not (no module or one without bpf/, a program\n"
-	"attached, not root, no bpffs, the kernel refused); 2 bad usage, or an object\n"
-	"load refuses (the verifier's refusal too).\n"
+	"attached, not root, no bpffs, no such tracepoint); 2 bad usage, or an object\n"
+	"the loader, the verifier or the kernel refuses.\n"
 };
 
 struct bpf_args {
