@@ -202,6 +202,8 @@ bpf_state() {
 	echo 0 >"$MMTUNE_SYSFS_MM/bpf/attached"
 	t_rc "bpf load --pin outside a bpffs: exit 1" 1 "$CTL" bpf load "$BPF_O/order_const.bpf.o" --pin "$W/p"
 	t_grep "bpf load --pin outside a bpffs: says so" err "$W is not on a bpf file system"
+	t_rc "bpf load --pin in a directory that is not there: exit 1" 1 "$CTL" bpf load "$BPF_O/order_const.bpf.o" --pin "$W/no-dir/p"
+	t_grep "bpf load --pin in a directory that is not there: says so" err "no directory $W/no-dir: make it under a bpf file system$"
 	if [ "$(stat -f -c %T /sys/fs/bpf 2>/dev/null)" != bpf_fs ]; then
 		t_rc "bpf load, /sys/fs/bpf no bpffs: exit 1" 1 "$CTL" bpf load "$BPF_O/order_const.bpf.o"
 		t_grep "bpf load, /sys/fs/bpf no bpffs: how to mount it" err 'mount -t bpf bpf /sys/fs/bpf$'

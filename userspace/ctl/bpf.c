@@ -199,12 +199,15 @@ static int bpf_load(const struct bpf_args *a)
 
 static int bpf_unload(const struct bpf_args *a)
 {
+	struct out o;
 	int err = mmt_bpf_unpin(a->pin);
 
 	if (err)
 		return lib_fail(err);
-	if (!a->json)
-		printf("unloaded: %s removed\n", a->pin);
+	out_init(&o, a->json, 14);
+	out_obj(&o, NULL);
+	out_str(&o, "unloaded", "unloaded:", a->pin, a->pin);
+	out_obj_end(&o);
 	return 0;
 }
 

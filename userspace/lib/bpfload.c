@@ -207,6 +207,8 @@ int mmt_bpf_fs(const char *pin)
 
 	if (r > 0)
 		return MMT_OK;
+	if (r < 0 && errno == ENOENT && strcmp(pin, MMT_BPF_PIN_DEFAULT))
+		return mmt__fail(MMT_EIO, "no directory %s: make it under a bpf file system", dir);
 	if (r < 0 && errno != ENOENT)
 		return mmt__fail(MMT_EIO, "%s: %s", dir, strerror(errno));
 	if (!strcmp(pin, MMT_BPF_PIN_DEFAULT))
