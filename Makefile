@@ -16,7 +16,7 @@ DKMS_FILES := dkms.conf Kbuild Makefile module/Kbuild \
 DKMS_SRC ?= $(CURDIR)/build/dkms-src/mmtune-$(VERSION)
 DEB_DIR := $(CURDIR)/build/deb
 
-.PHONY: all module tools install install-boot dkms-src deb check check-vm check-deb \
+.PHONY: all module tools bpf-examples install install-boot dkms-src deb check check-vm check-deb \
 	check-matrix check-debug check-trace check-bench bench bench-real bench-wall demo style clean help
 
 all: module tools
@@ -27,6 +27,10 @@ module:
 
 tools:
 	$(MAKE) -C userspace VERSION="$(VERSION)"
+
+# the BPF example programs (docs/bpf.md): clang and libbpf-dev's headers
+bpf-examples:
+	$(MAKE) -C examples/bpf
 
 install: tools
 	$(MAKE) -C userspace install PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" VERSION="$(VERSION)"
@@ -111,6 +115,7 @@ clean:
 	      module/modules.order module/Module.symvers Module.symvers modules.order
 	rm -f $(addprefix tests/vm/livepatch/,*.o *.ko *.mod *.mod.c .*.cmd modules.order Module.symvers)
 	if [ -d userspace ]; then $(MAKE) -C userspace clean; fi
+	rm -f examples/bpf/*.o
 
 help:
 	@echo "targets: all module tools install install-boot dkms-src deb check check-vm check-deb check-matrix check-debug check-trace check-bench bench bench-real bench-wall demo style clean"

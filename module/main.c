@@ -29,6 +29,7 @@ static const struct mmtune_feature *const features[] = {
 	&mmtune_usefulness_feature,
 	&mmtune_rss_feature,
 	&mmtune_trace_feature,
+	&mmtune_bpf_feature,
 	&mmtune_sysfs_feature,	/* last: shows all of the above */
 };
 

@@ -191,6 +191,10 @@ extern const struct mmtune_feature mmtune_rss_feature;
 /* trace.c: the fault path's trace events place their hooks while listened to */
 extern const struct mmtune_feature mmtune_trace_feature;
 
+/* bpf.c: a BPF program's order after the rules' (bpf.h); sysfs bpf/NAME */
+extern const struct mmtune_feature mmtune_bpf_feature;
+ssize_t mmtune_bpf_sysfs(const char *name, char *buf);
+
 /* pfn_valid/: strategies, bench, cross-check, override (pfn_valid_file.c). */
 extern const struct mmtune_feature mmtune_pfn_valid_feature;
 /* sysfs pfn_valid/'s values, the last bench's, which main.c hands sysfs.c */

@@ -40,6 +40,7 @@
 #define MMT_ABI_MATCH_MAX	(2 * MMT_ABI_PATH_MAX + 64)
 #define MMT_ABI_COMM_LEN	16	/* comm=: the kernel's TASK_COMM_LEN */
 #define MMT_ABI_LAT_BUCKETS	48	/* latency's histogram */
+#define MMT_ABI_BPF_ORDERS	16	/* bpf/decisions: orders counted */
 
 /*
  * The policy rule keys (docs/policy.md): mmtune_rule_keys.h's list, as

@@ -48,20 +48,21 @@ struct mmtune_fault_ctx {
 
 #ifdef __bpf__
 /*
- * MMTUNE_ORDER_PROG(name, ctx) { ...; ctx->order = N; return 0; }
- * declares the program: its section and its context.  A program that
- * leaves ->order alone leaves the rule's order.
+ * MMTUNE_ORDER_PROG(name) { ...; ctx->order = N; return 0; } declares
+ * the program: its section, and its context as ctx.  After
+ * <bpf/bpf_helpers.h> (SEC(), __always_inline).  A program that leaves
+ * ctx->order alone leaves the rule's order.
  */
-#define MMTUNE_ORDER_PROG(name, ctx)					\
-	static __attribute__((always_inline)) int			\
+#define MMTUNE_ORDER_PROG(name)						\
+	static __always_inline int					\
 	name##_decide(struct mmtune_fault_ctx *ctx);			\
-	__attribute__((section("raw_tp.w/" MMTUNE_BPF_TP), used))	\
+	SEC("raw_tp.w/" MMTUNE_BPF_TP)					\
 	int name(__u64 *args)						\
 	{								\
 		return name##_decide((struct mmtune_fault_ctx *)	\
 				     (unsigned long)args[0]);		\
 	}								\
-	static __attribute__((always_inline)) int			\
+	static __always_inline int					\
 	name##_decide(struct mmtune_fault_ctx *ctx)
 #endif
 

@@ -37,6 +37,7 @@
 #include "compat/attributes.h"
 #include "hooks.h"
 #include "auto.h"
+#include "bpf.h"
 #include "policy.h"
 #include "rules.h"
 
@@ -350,16 +351,42 @@ struct match_tag {
 	const struct policy_set *set;
 	unsigned long address;
 	unsigned int idx;
+	unsigned int order;		/* the call's, after the program */
 	unsigned int by;		/* who left it (TAG_*), 0: taken */
 };
 
 static DEFINE_PER_CPU(struct match_tag, match_tag);
 static DEFINE_PER_CPU(unsigned long, match_taken);
 
-/* The rule index for @vmf's call, the tag's if the other side left it. */
+/*
+ * The order of @vmf's call under rule @idx (@set->nr: none), the window
+ * asked for being [@req_start, @req_end]: the rule's, or the default,
+ * then what a BPF program attached makes of it (bpf.c, which can only
+ * lower it).
+ */
+static __always_inline unsigned int
+call_order(const struct policy_set *set, unsigned int idx,
+	   const struct vm_fault *vmf, unsigned long req_start,
+	   unsigned long req_end)
+{
+	unsigned int order = idx < set->nr ?
+		rule_order_vma(&set->rule[idx], vmf->vma) :
+		READ_ONCE(mmtune_fa_base);
+
+	if (mmtune_bpf_attached())
+		order = mmtune_bpf_decide(vmf, idx < set->nr ? idx : -1, order,
+					  req_start, req_end);
+	return order;
+}
+
+/*
+ * The rule index for @vmf's call and its order (*@order), the tag's if
+ * the other side left it: the program, if any, decides once a call too.
+ */
 static __always_inline unsigned int
 match_once(const struct policy_set *set, const struct vm_fault *vmf,
-	   unsigned int me)
+	   unsigned int me, unsigned long req_start, unsigned long req_end,
+	   unsigned int *order)
 {
 	struct match_tag *t = this_cpu_ptr(&match_tag);
 	unsigned int idx;
@@ -368,14 +395,17 @@ match_once(const struct policy_set *set, const struct vm_fault *vmf,
 	    t->address == vmf->address && t->set == set) {
 		t->by = 0;
 		this_cpu_inc(match_taken);
+		*order = t->order;
 		return t->idx;
 	}
 	idx = match_current(set, vmf->vma);
+	*order = call_order(set, idx, vmf, req_start, req_end);
 	t->vmf = vmf;
 	t->task = current;
 	t->set = set;
 	t->address = vmf->address;
 	t->idx = idx;
+	t->order = *order;
 	t->by = me;
 	return idx;
 }
@@ -411,15 +441,18 @@ static __always_inline void fault_around(struct mmtune_hook_call *c,
 	set = rcu_dereference_sched(policy_active);
 	if (!set || !vmf)
 		return;
-	idx = shared ? match_once(set, vmf, TAG_POLICY) :
-		match_current(set, vmf->vma);
-	order = idx < set->nr ? rule_order_vma(&set->rule[idx], vmf->vma) :
-		READ_ONCE(mmtune_fa_base);
+	c->req_start = mmtune_call_arg(c, 1);
+	c->req_end = mmtune_call_arg(c, 2);
+	if (shared) {
+		idx = match_once(set, vmf, TAG_POLICY, c->req_start,
+				 c->req_end, &order);
+	} else {
+		idx = match_current(set, vmf->vma);
+		order = call_order(set, idx, vmf, c->req_start, c->req_end);
+	}
 	this_cpu_inc(set->ctr[idx].hits);
 	slot_note(set, idx);
 	c->narrowed = true;
-	c->req_start = mmtune_call_arg(c, 1);
-	c->req_end = mmtune_call_arg(c, 2);
 	c->rule = idx < set->nr ? idx : -1;
 	c->order = order;
 	/* in place: the arguments the function will see */
@@ -457,14 +490,13 @@ void notrace mmtune_policy_window(const struct vm_fault *vmf,
 				  unsigned long *start, unsigned long *end)
 {
 	struct policy_set *set = rcu_dereference_sched(policy_active);
-	unsigned int idx;
+	unsigned int idx, order;
 
 	if (!set)
 		return;
-	idx = match_once(set, vmf, TAG_PROBE);
+	idx = match_once(set, vmf, TAG_PROBE, *start, *end, &order);
 	slot_note(set, idx);
-	narrow(vmf, idx < set->nr ? rule_order_vma(&set->rule[idx], vmf->vma) :
-	       READ_ONCE(mmtune_fa_base), start, end);
+	narrow(vmf, order, start, end);
 }
 
 /*

@@ -229,6 +229,14 @@ static ssize_t pol_show(struct kobject *kobj, struct kobj_attribute *attr,
 	return mmtune_policy_sysfs(attr->attr.name, buf);
 }
 
+/* ---- bpf/ */
+
+static ssize_t bpf_show(struct kobject *kobj, struct kobj_attribute *attr,
+			char *buf)
+{
+	return mmtune_bpf_sysfs(attr->attr.name, buf);
+}
+
 /* ---- rules/ */
 
 /*
@@ -356,6 +364,7 @@ static const struct dir dirs[] = {
 	{ "latency", mmt_abi_latency, lat_show },
 	{ "policy", mmt_abi_policy, pol_show },
 	{ "pfn_valid", mmt_abi_pfn_valid, pfv_show, bench_value },
+	{ "bpf", mmt_abi_bpf, bpf_show },
 	{ NULL, mmt_abi_rule, rule_show },
 };
 

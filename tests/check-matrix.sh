@@ -125,6 +125,9 @@ if [ ${#need[@]} -gt 0 ]; then
 	"$TOP/tests/setup.sh" > "$OUT/setup.log" 2>&1 ||
 		{ ktap_begin check-matrix; fail "setup: see tests/out/matrix/setup.log"; ktap_finished; }
 fi
+# the BPF examples t-72-bpf loads (both byte orders; initramfs.sh copies them)
+make -s -C "$TOP" bpf-examples > "$OUT/bpf-examples.log" 2>&1 ||
+	{ ktap_begin check-matrix; fail "make bpf-examples: see tests/out/matrix/bpf-examples.log"; ktap_finished; }
 mkdir -p "$MX/cells"
 # One run at a time per cache (CI and a developer on the same machine).
 exec 9>"$MX/.lock"

@@ -40,6 +40,7 @@ KVER=$(tests/kver.sh)
 KDIR=/lib/modules/$KVER/build
 [ -n "$KVER" ] || { fail "setup: no 6.1 kernel with headers (tests/kver.sh)"; ktap_exit; }
 ktap_step "build: make tools WERROR=1" "$OUT/tools.log" make tools WERROR=1 || ktap_exit
+ktap_step "build: make bpf-examples" "$OUT/bpf.log" make bpf-examples || ktap_exit
 ktap_step "build: make module KDIR=$KDIR" "$OUT/module.log" make module KDIR="$KDIR" || ktap_exit
 # t-52-livepatch's test livepatch, where the kernel has CONFIG_LIVEPATCH
 ktap_step "build: tests/vm/livepatch/build.sh $KDIR" "$OUT/livepatch.log" tests/vm/livepatch/build.sh "$KDIR" || ktap_exit

@@ -58,6 +58,7 @@ echo "# kernel $KVER, mmtune $VER"
 
 # --- 2. userspace and host tests -----------------------------------------
 ktap_step "build: make tools WERROR=1" "$OUT/tools.log" make tools WERROR=1
+ktap_step "build: make bpf-examples" "$OUT/bpf.log" make bpf-examples
 if [ -x tests/host/run.sh ] || [ -f tests/host/run.sh ]; then
 	bash tests/host/run.sh > "$OUT/host.log" 2>&1
 	rc=$?

@@ -10,7 +10,7 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-MMTUNE_ORDER_PROG(order_const, ctx)
+MMTUNE_ORDER_PROG(order_const)
 {
 	ctx->order = 0;
 	return 0;

@@ -19,7 +19,7 @@ struct {
 
 char LICENSE[] SEC("license") = "GPL";
 
-MMTUNE_ORDER_PROG(order_uid, ctx)
+MMTUNE_ORDER_PROG(order_uid)
 {
 	__u32 uid = ctx->uid;
 	__u32 *order = bpf_map_lookup_elem(&uid_order, &uid);

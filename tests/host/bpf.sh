@@ -54,10 +54,12 @@ bpf_build() {
 	ok "bpf: make -C tests/bpf builds $(find "$BPF_O" -name '*.o' | wc -l) objects"
 }
 
-# Every program of tests/bpf/: what load needs is there.
+# Every program of tests/bpf/ and examples/bpf/: what load needs is there.
 bpf_programs() {
 	local f n
-	for f in "$BPF_O"/*.bpf.o; do
+	make -s -C "$TOP/examples/bpf" O="$BPF_O/examples" CLANG="$BPF_CLANG" >"$W/bpf-ex.log" 2>&1 ||
+		fail "bpf: make -C examples/bpf: $(tail -n 3 "$W/bpf-ex.log" | tr '\n' ' ')"
+	for f in "$BPF_O"/*.bpf.o "$BPF_O"/examples/*.bpf.o; do
 		n=${f##*/}
 		run "$CTL" bpf check --json "$f"
 		t_json "bpf check $n: a raw_tp.w/ program of some instructions, a license" \
@@ -100,8 +102,9 @@ bpf_refusals() {
 	t_rc "bpf check: no such file, exit 1" 1 "$CTL" bpf check "$W/no-such.o"
 	bpf_cc no_license <<'EOF'
 #include <linux/types.h>
+#include <bpf/bpf_helpers.h>
 #include "mmtune_bpf.h"
-MMTUNE_ORDER_PROG(no_license, ctx) { ctx->order = 0; return 0; }
+MMTUNE_ORDER_PROG(no_license) { ctx->order = 0; return 0; }
 EOF
 	bpf_refused "no license" "$BPF_O/adhoc/no_license.o" 'no license: add char LICENSE\[\] SEC\("license"\) = "GPL";'
 	bpf_cc two <<'EOF'
@@ -120,15 +123,16 @@ EOF
 struct { __uint(type, BPF_MAP_TYPE_ARRAY); __uint(max_entries, 1); __type(key, __u32); __type(value, __u32);
 	 __uint(pinning, LIBBPF_PIN_BY_NAME); } pinned SEC(".maps");
 char LICENSE[] SEC("license") = "GPL";
-MMTUNE_ORDER_PROG(pinning, ctx) { __u32 k = 0, *v = bpf_map_lookup_elem(&pinned, &k); if (v) ctx->order = *v; return 0; }
+MMTUNE_ORDER_PROG(pinning) { __u32 k = 0, *v = bpf_map_lookup_elem(&pinned, &k); if (v) ctx->order = *v; return 0; }
 EOF
 	bpf_refused "a map member it cannot make (pinning)" "$BPF_O/adhoc/pinning.o" "map pinned: member 'pinning' is not supported"
 	bpf_cc rodata <<'EOF'
 #include <linux/types.h>
+#include <bpf/bpf_helpers.h>
 #include "mmtune_bpf.h"
 char LICENSE[] __attribute__((section("license"), used)) = "GPL";
 const volatile __u32 table[4] = { 1, 2, 3, 4 };
-MMTUNE_ORDER_PROG(rodata, ctx) { ctx->order = table[ctx->uid & 3]; return 0; }
+MMTUNE_ORDER_PROG(rodata) { ctx->order = table[ctx->uid & 3]; return 0; }
 EOF
 	bpf_refused "const data (.rodata)" "$BPF_O/adhoc/rodata.o" 'uses table in \.rodata: global data is not supported: make it a map'
 }
@@ -237,6 +241,13 @@ bpf_usage() {
 	t_rc "bpf status extra: exit 2" 2 "$CTL" bpf status extra
 	t_rc "bpf --pin '': exit 2" 2 "$CTL" bpf --pin '' status
 	t_rc "bpf --pin without a value: exit 2" 2 "$CTL" bpf status --pin
+	local m
+	for m in x x:1 :1=2 x:a=2 x:1=-2 x:1=2y x:=2; do
+		t_rc "bpf load --map '$m': exit 2" 2 "$CTL" bpf load a.o --map "$m"
+	done
+	t_grep "bpf load --map: says what it wants" err "want NAME:KEY=VALUE|is not a number"
+	t_rc "bpf status --map: exit 2" 2 "$CTL" bpf status --map x:1=2
+	t_grep "bpf status --map: load's alone" err "--map is for load"
 	t_out "bpf --help: help bpf's" "$("$CTL" help bpf)" "$CTL" bpf --help
 	t_grep "bpf --help: the exit status" out '^Exit status: 0 done'
 }

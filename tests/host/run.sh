@@ -1273,6 +1273,9 @@ suite_abi_doc() {
 		 $(sed -n '/mmt_abi_rule\[\]/,/};/p' "$TOP/module/mmtune_abi.h" | grep -o '"[a-z_]*"' | tr -d '"' | sed 's,^,<N>/,'); do
 		grep -q "^What:.*/mmtune/rules/$n\$" "$TOP/docs/ABI/sysfs-kernel-mm-mmtune" || missing="$missing rules/$n"
 	done
+	for n in $(sed -n '/mmt_abi_bpf\[\]/,/};/p' "$TOP/module/mmtune_abi.h" | grep -o '"[a-z_]*"' | tr -d '"'); do
+		grep -q "^What:.*/mmtune/bpf/$n\$" "$TOP/docs/ABI/sysfs-kernel-mm-mmtune" || missing="$missing bpf/$n"
+	done
 	if [ -z "$missing" ]; then ok "docs/ABI: an entry for every shared name"
 	else fail "docs/ABI: no entry for$missing"; fi
 	# the rule keys (module/mmtune_rule_keys.h): the completion offers

@@ -89,7 +89,8 @@ for name in $(cat "$MMT_TOP/tests/list"); do
 	# and 7.x x86_64 (the tracepoint way, __zap_vma_range); elsewhere
 	# the same code, for CI's time
 	# t-67-advise (replay's figures against an --apply run) where
-	# t-63-replay runs
+	# t-63-replay runs; t-72-bpf (the BPF decision point: the same
+	# code on every arch, docs/bpf.md's kernels) there too
 	# t-66-recnames (record's tracer and seccomp filter, whose syscall
 	# numbers are the arch's): make check and one 6.12 cell an arch
 	# t-61-auto (auto's judgement, over usefulness's figures, which
@@ -126,11 +127,12 @@ for name in $(cat "$MMT_TOP/tests/list"); do
 		ktap_end
 		continue ;;
 	t-63-replay:aarch64:0:*|t-63-replay:x86_64:*:7.*) ;;
+	t-72-bpf:aarch64:0:*|t-72-bpf:x86_64:*:7.*) ;;
 	t-67-advise:aarch64:0:*|t-67-advise:x86_64:*:7.*) ;;
 	t-65-attrib:aarch64:0:*|t-65-attrib:x86_64:*:7.*) ;;
 	t-66-recnames:aarch64:0:*|t-66-recnames:*:*:6.12*-powerpc64le) ;;
 	t-66-recnames:*:*:6.12*-s390x|t-66-recnames:*:*:6.12*-riscv64) ;;
-	t-63-replay:*|t-65-attrib:*|t-67-advise:*)
+	t-63-replay:*|t-65-attrib:*|t-67-advise:*|t-72-bpf:*)
 		ktap_begin "$name"
 		skip "$name" "matrix: make check, 6.12 arm64's full cell and 7.x x86_64 run it"
 		ktap_end

@@ -75,6 +75,11 @@ for f in ${MMT_MATRIX_FILES:-}; do
 	cp "$s" "$r/mmtune/$d"
 done
 cp "$MMT_TOP/tests/vm/lib.sh" "$r/mmtune/tests/vm/"
+# the BPF examples t-72-bpf loads (make bpf-examples: both byte orders)
+if ls "$MMT_TOP"/examples/bpf/*.o > /dev/null 2>&1; then
+	mkdir -p "$r/mmtune/examples/bpf"
+	cp "$MMT_TOP"/examples/bpf/*.o "$r/mmtune/examples/bpf/"
+fi
 tests=${MMT_MATRIX_TESTS:-}
 if [ -z "$tests" ]; then
 	for t in "$MMT_TOP"/tests/vm/t-*.sh; do

@@ -7,6 +7,7 @@
  * libmmtune's (lib/bpfobj.c, bpfbtf.c, bpfload.c): no libbpf.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,10 +18,11 @@
 #define LOG_SIZE	(1u << 20)	/* the verifier's log of a refused program */
 #define LOG_TAIL	30		/* its lines shown */
 
-static const char bpf_optstring[] = ":jp:h";	/* options anywhere: an OBJ never starts with '-' */
+static const char bpf_optstring[] = ":jp:m:h";	/* options anywhere: an OBJ never starts with '-' */
 static const struct option bpf_opts[] = {
 	{ "json", no_argument, NULL, 'j' },
 	{ "pin", required_argument, NULL, 'p' },
+	{ "map", required_argument, NULL, 'm' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -29,7 +31,7 @@ static int do_bpf(int argc, char **argv);
 
 const struct cmd cmd_bpf = {
 	"bpf", do_bpf, bpf_optstring, bpf_opts,
-	"usage: " PROG " bpf [--json] [--pin PATH] [status | load OBJ | unload | check OBJ]",
+	"usage: " PROG " bpf [--json] [--pin PATH] [status | load OBJ [--map NAME:KEY=VALUE]... | unload | check OBJ]",
 	"The BPF program that chooses the fault-around order (docs/bpf.md): one a machine,\n"
 	"a writable raw tracepoint program (MMTUNE_ORDER_PROG, module/mmtune_bpf.h).\n"
 	"  status (default, or list)  attached, calls, refused, decisions per order, the pin\n"
@@ -38,6 +40,8 @@ const struct cmd cmd_bpf = {
 	"  unload       remove the pin: the program goes with it\n"
 	"  check OBJ    what load would do, without bpf(2): the program, its maps and\n"
 	"               relocations; a refusal says what to change\n"
+	"  --map NAME:KEY=VALUE  load: write VALUE at KEY into the object's map NAME\n"
+	"               before it is attached (integers; repeat for more)\n"
 	"  --pin PATH   the pin (default " MMT_BPF_PIN_DEFAULT ")\n"
 	"  --json       one JSON object\n"
 	"Exit status: 0 done; 1 could not (no module or one without bpf/, a program\n"
@@ -45,11 +49,44 @@ const struct cmd cmd_bpf = {
 	"the loader, the verifier or the kernel refuses.\n"
 };
 
+#define MAP_SETS	64	/* --map options a load takes */
+
+struct map_set {
+	char name[64];
+	unsigned long long key, value;
+};
+
 struct bpf_args {
 	int json;
 	const char *pin;
 	const char *obj;
+	struct map_set set[MAP_SETS];
+	int nset;
 };
+
+/* --map NAME:KEY=VALUE into @a: 0, or the usage error's exit code */
+static int parse_map(struct bpf_args *a, const char *arg)
+{
+	struct map_set *m = &a->set[a->nset];
+	const char *colon = strchr(arg, ':'), *eq = colon ? strchr(colon, '=') : NULL;
+	char *end;
+
+	if (a->nset >= MAP_SETS)
+		return usage_err("bpf", "at most %d --map", MAP_SETS);
+	if (!colon || !eq || colon == arg || (size_t)(colon - arg) >= sizeof(m->name))
+		return usage_err("bpf", "--map '%.60s': want NAME:KEY=VALUE", arg);
+	memcpy(m->name, arg, (size_t)(colon - arg));
+	m->name[colon - arg] = '\0';
+	errno = 0;
+	m->key = strtoull(colon + 1, &end, 0);
+	if (end != eq || colon + 1 == eq || errno || colon[1] == '-')
+		return usage_err("bpf", "--map '%.60s': KEY is not a number", arg);
+	m->value = strtoull(eq + 1, &end, 0);
+	if (*end || !eq[1] || errno || eq[1] == '-')
+		return usage_err("bpf", "--map '%.60s': VALUE is not a number", arg);
+	a->nset++;
+	return 0;
+}
 
 /* The object as check and load show it. */
 static void show_obj(struct out *o, const char *path, const struct mmt_bpf_obj *b)
@@ -162,7 +199,7 @@ static int load_ready(const struct bpf_args *a, struct mmt_bpf_state *st)
 static int load_obj(const struct bpf_args *a, struct mmt_bpf_obj *b, const char *tp)
 {
 	char *log = malloc(LOG_SIZE);
-	int err;
+	int err, i;
 
 	if (!log)
 		return lib_fail(MMT_EIO);
@@ -170,6 +207,8 @@ static int load_obj(const struct bpf_args *a, struct mmt_bpf_obj *b, const char 
 	if (err)
 		log_tail(log);
 	free(log);
+	for (i = 0; !err && i < a->nset; i++)
+		err = mmt_bpf_map_set(b, a->set[i].name, a->set[i].key, a->set[i].value);
 	if (!err)
 		err = mmt_bpf_attach(b, tp, a->pin);
 	return err ? lib_fail(err) : 0;
@@ -278,6 +317,10 @@ static int do_bpf(int argc, char **argv)
 			a.json = 1;
 		else if (c == 'p' && *optarg)
 			a.pin = optarg;
+		else if (c == 'm' && (rc = parse_map(&a, optarg)))
+			return rc;
+		else if (c == 'm')
+			continue;
 		else
 			return c == 'p' ? usage_err("bpf", "--pin needs a path") : bad_opt("bpf", c, argv);
 	}
@@ -286,6 +329,8 @@ static int do_bpf(int argc, char **argv)
 		return rc;
 	if (!strcmp(sub, "check"))
 		return bpf_check(&a);
+	if (a.nset && strcmp(sub, "load"))
+		return usage_err("bpf", "--map is for load");
 	if (!strcmp(sub, "load"))
 		return bpf_load(&a);
 	if (!strcmp(sub, "unload"))

@@ -87,6 +87,52 @@ static int map_create(struct mmt_bpf_map *m)
 	return bpf_fail(what, errno);
 }
 
+/* @v as @size bytes (4 or 8) of the host's order into @buf: 0, or -1 if it does not fit. */
+static int int_bytes(unsigned char *buf, unsigned int size, unsigned long long v)
+{
+	uint32_t v32 = (uint32_t)v;
+
+	if (size == 8) {
+		memcpy(buf, &v, 8);
+		return 0;
+	}
+	if (size != 4 || v > UINT32_MAX)
+		return -1;
+	memcpy(buf, &v32, 4);
+	return 0;
+}
+
+int mmt_bpf_map_set(const struct mmt_bpf_obj *o, const char *name,
+		    unsigned long long key, unsigned long long value)
+{
+	unsigned char k[8], v[8];
+	const struct mmt_bpf_map *m = NULL;
+	union bpf_attr a;
+	char what[96];
+	int i;
+
+	for (i = 0; i < o->nmaps && !m; i++)
+		if (!strcmp(o->maps[i].name, name))
+			m = &o->maps[i];
+	if (!m)
+		return mmt__fail(MMT_EINVAL, "--map %.40s: the object has no such map", name);
+	if (m->fd < 0)
+		return mmt__fail(MMT_EINVAL, "--map %.40s: not made yet", name);
+	if (int_bytes(k, m->key_size, key) || int_bytes(v, m->value_size, value))
+		return mmt__fail(MMT_EINVAL, "--map %.40s: key %llu, value %llu: its key is %u bytes and its value %u; "
+				 "--map takes integers of 4 or 8 bytes that fit", name, key, value,
+				 m->key_size, m->value_size);
+	memset(&a, 0, sizeof(a));
+	a.map_fd = (uint32_t)m->fd;
+	a.key = ptr(k);
+	a.value = ptr(v);
+	a.flags = BPF_ANY;
+	if (!sys_bpf(BPF_MAP_UPDATE_ELEM, &a))
+		return MMT_OK;
+	snprintf(what, sizeof(what), "--map %.40s: key %llu", name, key);
+	return bpf_fail(what, errno);
+}
+
 /* Each ld_imm64 of a map: src_reg BPF_PSEUDO_MAP_FD, imm the map's fd. */
 static void point_at_maps(struct mmt_bpf_obj *o)
 {

@@ -368,10 +368,36 @@ static int check_insns(const struct elf *e, const struct mmt_bpf_obj *o)
 	return MMT_OK;
 }
 
-/* The maps .BTF describes in .maps (bpfbtf.c). */
+/*
+ * Each map's place in .maps from its symbol: clang leaves the offsets of
+ * a DATASEC's variables 0 in .BTF (libbpf fills them in the same way), so
+ * with two maps or more only the symbols tell them apart.
+ */
+static int maps_at_symbols(const struct elf *e, struct mmt_bpf_obj *o)
+{
+	unsigned int i;
+	int m, found;
+
+	for (m = 0; m < o->nmaps; m++) {
+		for (found = 0, i = 0; i < e->nsym && !found; i++) {
+			const Elf64_Sym *s = &e->sym[i];
+
+			if (s->st_shndx == e->maps && !strcmp(sym_name(e, s), o->maps[m].name)) {
+				o->maps[m].off = s->st_value;
+				found = 1;
+			}
+		}
+		if (!found)
+			return bad(e, "a map of .BTF without its symbol in .maps");
+	}
+	return MMT_OK;
+}
+
+/* The maps .BTF describes in .maps (bpfbtf.c), placed by their symbols. */
 static int read_maps(const struct elf *e, struct mmt_bpf_obj *o)
 {
 	unsigned int i;
+	int err;
 	size_t len = 0;
 	const void *btf = NULL;
 
@@ -382,7 +408,8 @@ static int read_maps(const struct elf *e, struct mmt_bpf_obj *o)
 			btf = sec_data(e, i, &len, 4);
 	if (!btf)
 		return bad(e, "maps without .BTF: build the program with clang -g");
-	return mmt__bpf_btf_maps(e->path, btf, len, o);
+	err = mmt__bpf_btf_maps(e->path, btf, len, o);
+	return err ? err : maps_at_symbols(e, o);
 }
 
 /* bpftool's names, by enum bpf_map_type (the uapi's numbers never change) */

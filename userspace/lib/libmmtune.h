@@ -320,6 +320,14 @@ const char *mmt_bpf_map_type_name(unsigned int type);
  */
 int mmt_bpf_obj_load(struct mmt_bpf_obj *o, char *log, size_t len);
 /*
+ * Write key -> value into the loaded object's map name (its key and
+ * value each 4 or 8 bytes, the host's order): what --map sets before the
+ * program is attached.  MMT_EINVAL: no such map, a size or a number that
+ * does not fit, or the kernel refused (an array's key past max_entries).
+ */
+int mmt_bpf_map_set(const struct mmt_bpf_obj *o, const char *name,
+		    unsigned long long key, unsigned long long value);
+/*
  * Attach the loaded program to raw tracepoint tp and pin the link at
  * pin; the link lives as long as the pin.
  */

@@ -12,7 +12,7 @@ static __attribute__((noinline)) __u32 pick(__u32 uid)
 	return uid ? 0 : 1;
 }
 
-MMTUNE_ORDER_PROG(call, ctx)
+MMTUNE_ORDER_PROG(call)
 {
 	ctx->order = pick(ctx->uid);
 	return 0;

@@ -9,7 +9,7 @@ char LICENSE[] SEC("license") = "GPL";
 
 __u32 calls = 1;
 
-MMTUNE_ORDER_PROG(global_data, ctx)
+MMTUNE_ORDER_PROG(global_data)
 {
 	calls++;
 	ctx->order = 0;
