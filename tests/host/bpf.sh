@@ -198,8 +198,18 @@ bpf_state() {
 	t_json "bpf status --json: the pin when there" 'd["pin"] == "'"$W/a-pin"'"'
 	run "$CTL" bpf check --json "$BPF_O/order_const.bpf.o"
 	t_json "bpf check: the module's tracepoint" 'd["tracepoint"] == "mmtune_order_no_such_tp"'
+	run "$CTL" stats --prometheus
+	t_grep "stats --prometheus: mmtune_bpf_attached" out '^mmtune_bpf_attached 0$'
+	t_grep "stats --prometheus: decisions by order" out '^mmtune_bpf_decisions_total\{order="2"\} 150$'
+	t_grep "stats --prometheus: refused" out '^mmtune_bpf_refused_total 3$'
+	run "$CTL" status --json
+	t_json "status --json: the BPF program" 'd["bpf"] == {"attached": False, "calls": 1200, "refused": 3}'
+	run "$CTL" status
+	t_grep "status: the BPF program" out '^bpf: +none, 1200 calls decided, 3 refused$'
 
 	echo 1 >"$MMTUNE_SYSFS_MM/bpf/attached"
+	run "$CTL" status --json
+	t_json "status --json: attached" 'd["bpf"]["attached"] is True'
 	t_rc "bpf load while attached is 1: exit 1" 1 "$CTL" bpf load "$BPF_O/order_const.bpf.o" --pin "$W/p"
 	t_grep "bpf load while attached: says to unload first" err 'a program is attached: mmtunectl bpf unload first$'
 	t_rc "bpf load of a bad object: exit 2 before the module is asked" 2 "$CTL" bpf load "$BPF_O/bad/global_data.bpf.o"

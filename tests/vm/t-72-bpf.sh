@@ -78,6 +78,13 @@ set -- $(sb decisions)
 within "decisions at order 0: the first half's calls" "$1" $half 2 2
 "$CTL" bpf status > "$WORK/st" 2>&1 && grep -q "attached" "$WORK/st" &&
 	ok "mmtunectl bpf status" || fail "bpf status: $(cat "$WORK/st")"
+"$CTL" status > "$WORK/st" 2>&1 && grep -q "^bpf: *attached, [1-9][0-9]* calls decided" "$WORK/st" &&
+	ok "mmtunectl status: attached" || fail "status: $(grep bpf "$WORK/st")"
+"$CTL" policy > "$WORK/st" 2>&1 && grep -q "^# a BPF program lowers these orders" "$WORK/st" &&
+	ok "mmtunectl policy: says a program decides" || fail "policy: $(cat "$WORK/st")"
+"$CTL" stats --prometheus > "$WORK/st" 2>&1
+grep -q '^mmtune_bpf_attached 1$' "$WORK/st" && grep -q '^mmtune_bpf_decisions_total{order="0"} [1-9]' "$WORK/st" &&
+	ok "stats --prometheus: attached, decisions by order" || fail "prometheus: $(grep bpf "$WORK/st")"
 if load uid; then fail "a second program loaded"; else
 	grep -q "unload" "$WORK/load.out" && ok "one program at a time: $(head -1 "$WORK/load.out")" ||
 		fail "second load: $(cat "$WORK/load.out")"

@@ -242,5 +242,23 @@ expect_eq "policy show: all 32 rules" "$(grep -c "^file=$long-" "$WORK/pol")" 32
 check "policy: clear the long rules" wr $PAR/policy clear
 rm -f "$long"-*
 
+# a BPF program under lockdown (docs/bpf.md): integrity refuses no part
+# of loading, attaching or pinning a writable raw tracepoint program
+case $(uname -m) in s390*) BO=bpfeb.o ;; *) BO=bpf.o ;; esac
+OBJ=$MMT_TOP/examples/bpf/uid.$BO
+if [ -f "$OBJ" ]; then
+	mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf
+	check "policy: a rule whose calls the program sees" wr $SYS/rules/edit "add vma=exec order=1"
+	check "mmtunectl bpf load under lockdown" "$CTL" bpf load "$OBJ" --map uid_order:0=0
+	expect_eq "bpf/attached" "$(sysv bpf/attached)" 1
+	faults
+	[ "$(sysv bpf/calls)" -gt 0 ] && ok "bpf/calls: $(sysv bpf/calls) decided" ||
+		fail "bpf/calls: none after a few programs ran"
+	check "mmtunectl bpf unload under lockdown" "$CTL" bpf unload
+	check "policy: clear the rule" wr $PAR/policy clear
+else
+	fail "no $OBJ (make bpf-examples)"
+fi
+
 check "rmmod under lockdown" rmmod mmtune
 check "no $SYS after unload" test ! -e $SYS

@@ -587,6 +587,24 @@ static void show_rule(struct out *o, const struct mmt_prule *r, int w)
 }
 
 /*
+ * A BPF program attached decides after the rules (docs/bpf.md): a comment
+ * line and "bpf" in JSON while one is, nothing otherwise.
+ */
+static void show_bpf_line(struct out *o)
+{
+	struct mmt_bpf_state b;
+
+	if (mmt_bpf_state(&b) || !b.attached)
+		return;
+	out_text(o, "# a BPF program lowers these orders: %llu calls decided, %llu refused "
+		 "(mmtunectl bpf status)\n", b.calls, b.refused);
+	out_obj(o, "bpf");
+	out_uint(o, "calls", NULL, b.calls, 1);
+	out_uint(o, "refused", NULL, b.refused, 1);
+	out_obj_end(o);
+}
+
+/*
  * Policy text: comments and "MATCH order=N # counters" lines, so that
  * what show prints, policy load takes back unchanged; or one JSON object.
  */
@@ -614,6 +632,7 @@ static void policy_show(const struct mmt_policy *ps, int json)
 	for (i = 0; i < ps->nr; i++)
 		show_rule(&o, &ps->r[i], w);
 	out_arr_end(&o);
+	show_bpf_line(&o);
 	out_obj_end(&o);
 	if (ps->nr)
 		out_text(&o, "# %-*s order=%-7d %12s %12s\n", w - 2 > 0 ? w - 2 : 0, "(no rule)",

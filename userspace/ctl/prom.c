@@ -30,7 +30,8 @@ enum prom_id {
 	PM_PREFAULTED, PM_UNTOUCHED,
 	PM_RULE_HITS, PM_RULE_PAGES, PM_RULE_PREFAULTED, PM_RULE_UNTOUCHED,
 	PM_RULE_AUTO_ORDER, PM_RULE_USEFUL,
-	PM_LATENCY, PM_RSS_MAPPED, PM_RSS_UNTOUCHED, PM_RSS_PROCS, PM_RSS_BUSY, PM_NR
+	PM_LATENCY, PM_RSS_MAPPED, PM_RSS_UNTOUCHED, PM_RSS_PROCS, PM_RSS_BUSY,
+	PM_BPF_ATTACHED, PM_BPF_DECISIONS, PM_BPF_REFUSED, PM_NR
 };
 
 static const struct prom_name {
@@ -70,6 +71,12 @@ static const struct prom_name {
 		"Processes counted in a rule's rss bytes (default: no rule matched)" },
 	[PM_RSS_BUSY] = { "mmtune_rss_busy_processes", "gauge",
 		"Processes the rss walk skipped: their mmap lock was held" },
+	[PM_BPF_ATTACHED] = { "mmtune_bpf_attached", "gauge",
+		"Whether a BPF program chooses the fault-around order (mmtunectl bpf)" },
+	[PM_BPF_DECISIONS] = { "mmtune_bpf_decisions_total", "counter",
+		"Fault-around calls a BPF program gave an order, by that order" },
+	[PM_BPF_REFUSED] = { "mmtune_bpf_refused_total", "counter",
+		"Fault-around calls whose BPF program asked more than the rule's order: refused" },
 };
 
 /* The module's last latency bucket (2^47 ns) also holds everything longer. */
@@ -383,6 +390,23 @@ static int prom_rss_read(const struct mmt_policy *ps, struct rss_by_rule **by)
 	return rc;
 }
 
+/* The BPF program's counters (sysfs bpf/); none from a module without them. */
+static void prom_bpf(struct prom *p)
+{
+	struct mmt_bpf_state b;
+	char lab[32];
+	int i;
+
+	if (mmt_bpf_state(&b))
+		return;
+	sample_u(p, PM_BPF_ATTACHED, NULL, (unsigned long long)b.attached);
+	for (i = 0; i < b.ndecisions; i++) {
+		snprintf(lab, sizeof(lab), "order=\"%d\"", i);
+		sample_u(p, PM_BPF_DECISIONS, lab, b.decisions[i]);
+	}
+	sample_u(p, PM_BPF_REFUSED, NULL, b.refused);
+}
+
 /*
  * What --rss cannot measure (no rss file, "available 0",
  * usefulness_enable 0) is left out with a note on stderr, exit 0: a
@@ -408,6 +432,7 @@ int print_prometheus(const struct mmt_kv *kv, int n, int sen, char *buf, int rss
 	if (ps)
 		prom_rules(&p, ps);
 	prom_latency(&p);
+	prom_bpf(&p);
 	if (by)
 		prom_rss(&p, ps, by);
 	free(by);

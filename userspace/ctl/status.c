@@ -177,6 +177,26 @@ static void show_missing(struct out *o, const struct status *s)
 	out_arr_end(o);
 }
 
+/* The BPF program that chooses the order (mmtunectl bpf): null without bpf/. */
+static void show_bpf(struct out *o, const struct status *s)
+{
+	struct mmt_bpf_state b;
+	char line[96];
+
+	if (!s->loaded || mmt_bpf_state(&b)) {
+		out_str(o, "bpf", s->loaded ? "bpf:" : NULL, NULL, "unavailable");
+		return;
+	}
+	snprintf(line, sizeof(line), "%s, %llu calls decided, %llu refused",
+		 b.attached ? "attached" : "none", b.calls, b.refused);
+	out_obj(o, "bpf");
+	out_text(o, "%-*s %s\n", o->width, "bpf:", line);
+	out_bool(o, "attached", b.attached);
+	out_uint(o, "calls", NULL, b.calls, 1);
+	out_uint(o, "refused", NULL, b.refused, 1);
+	out_obj_end(o);
+}
+
 static void show_status(struct out *o, const struct status *s)
 {
 	char mod[128];
@@ -193,6 +213,7 @@ static void show_status(struct out *o, const struct status *s)
 	out_str(o, "lockdown", "lockdown:", mmt_lockdown(), mmt_lockdown());
 	out_str(o, "arch", "arch:", s->arch, s->arch);
 	show_order(o, s);
+	show_bpf(o, s);
 	show_info(o, s);
 	show_missing(o, s);
 	out_obj_end(o);
