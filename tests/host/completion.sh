@@ -118,7 +118,7 @@ completion_host() {
 	c=$(comp mmtunectl bpf "")
 	[ "$c" = "status list load unload check --json --pin --help" ] && ok "completion: bpf subcommands" || fail "completion: bpf: '$c'"
 	c=$(comp mmtunectl bpf --pin /sys/fs/bpf/x --)
-	[ "$c" = "--json --pin --help" ] && ok "completion: bpf options after --pin PATH" || fail "completion: bpf --: '$c'"
+	[ "$c" = "--json --pin --map --help" ] && ok "completion: bpf options after --pin PATH" || fail "completion: bpf --: '$c'"
 	mkdir -p "$W/bpfc"
 	: >"$W/bpfc/a.bpf.o"
 	: >"$W/bpfc/a.bpf.c"
