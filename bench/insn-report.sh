@@ -225,11 +225,14 @@ insn_write() {
 		for o in $ORDERS; do
 			[ "$o" = 0 ] && continue
 			# each config's own cost (minus a), and a change's (X
-			# minus X_base: the same config with the other module)
-			for c in c_ctr p1 p32 p1f p32f u ua uaf c_base u_base ua_base p1_base p1m_base p32_base p32m_base; do
+			# minus X_base: the same config with the other module; a
+			# program's, bp* minus p1m)
+			for c in c_ctr p1 p32 p1f p32f u ua uaf c_base u_base ua_base p1_base p1m_base p32_base p32m_base \
+				bp0 bpr bpu bps bpl; do
 				case " $CONFIGS " in *" $c "*) ;; *) continue ;; esac
 				b=a
-				case $c in c_base) b=$c c=c_ctr ;; *_base) b=$c c=${c%_base} ;; esac
+				case $c in c_base) b=$c c=c_ctr ;; *_base) b=$c c=${c%_base} ;; bp*) b=p1m ;; esac
+				case " $CONFIGS " in *" $b "*) ;; *) continue ;; esac
 				case " $CONFIGS " in *" $c "*) ;; *) continue ;; esac
 				echo "Kernel instructions per fault by function, $c minus $b, order $o"
 				echo "(the top ${MMT_BENCH_TOP:-15}; mean of the rounds):"

@@ -52,6 +52,25 @@
 #   uaf     ua with the rule learning per file (order=auto:file): a
 #           file lookup at each fault-around call and each count of
 #           pre-mapped pages (docs/policy-design.md, "An order per file")
+#   bp0     p1m with a BPF program attached (docs/bpf.md) that leaves
+#           every order as the rule's: tests/bpf/order_keep.bpf.o, the
+#           program's call alone (against p1m; order_const's order 0
+#           would change the window)
+#   bpr     p1m with examples/bpf/range.bpf.o on faultbench's file: its
+#           first half inside, the rest outside, both at the order under
+#           test (the whole decision computed, the rule's order kept)
+#   bpu     p1m with examples/bpf/uid.bpf.o, an entry for uid 65534 only
+#           (faultbench runs as root: a hash lookup that misses)
+#   bps     p1m with examples/bpf/startup.bpf.o, cfg 0 seconds: a process's
+#           first call at order 0 (first_seen's insertion), every other
+#           one an LRU lookup that keeps the rule's order
+#   bpl     p1m with examples/bpf/learn.bpf.o as it is: it changes orders
+#           by design (each file from 0, one up per sequential call to
+#           the rule's, halved by any other), so its faults differ from
+#           p1m's a little; its cost per fault includes that
+#           (each bp* mounts bpffs, loads with userspace/mmtunectl bpf,
+#           prints the module's bpf counters and unloads at teardown; the
+#           host builds the tools and objects first)
 #   d       no module: bpftrace counting faults, fault-around calls and
 #           pages requested with kprobes (bench/lib.sh)
 #   d_kfunc the same with kfunc (fentry) probes
@@ -173,9 +192,30 @@ guest() {
 			rules "$nr" "$mt" "$2" > /var/tmp/rules
 			pk=$ko; [ "$pc" = "$1" ] || pk=${MMT_BENCH_BASE_KO:?}
 			insmod "$pk" && cat /var/tmp/rules > $mmt/policy ;;
+		bp0|bpr|bpu|bps|bpl) rules 1 1 "$2" > /var/tmp/rules
+			insmod "$ko" && cat /var/tmp/rules > $mmt/policy && bpf_attach "$1" "$2" ;;
 		esac
 	}
+	# bpf_attach CONFIG ORDER: CONFIG's program, set to keep ORDER (the
+	# rule's) for faultbench's calls; mmtunectl's lines as comments
+	bpf_attach() {
+		local ctl=$TOP/userspace/mmtunectl ex=$TOP/examples/bpf pages
+		local -a a
+		mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf || return 1
+		pages=$(( $(stat -c %s $BENCH_F) / $(getconf PAGESIZE) ))
+		case $1 in
+		bp0) a=("$TOP/tests/bpf/order_keep.bpf.o") ;;
+		bpr) a=("$ex/range.bpf.o" --map "range:1=$(stat -c %i $BENCH_F)" --map range:2=0
+			--map "range:3=$((pages / 2 - 1))" --map "range:4=$2" --map "range:5=$2") ;;
+		bpu) a=("$ex/uid.bpf.o" --map uid_order:65534=0) ;;
+		bps) a=("$ex/startup.bpf.o" --map cfg:0=0) ;;
+		bpl) a=("$ex/learn.bpf.o") ;;
+		esac
+		"$ctl" bpf load "${a[@]}" 2>&1 | sed "s/^/# $1 load: /"
+		[ "${PIPESTATUS[0]}" = 0 ]
+	}
 	teardown() {
+		local k
 		case $1 in
 		c|c_ctr|c_map|c_base) echo "# $1 stats: $(tr '\n' ' ' < $mmt/stats)" ;;
 		u|u_base) echo "# $1 usefulness: $(tr '\n' ' ' < $mmt/usefulness)" ;;
@@ -187,6 +227,10 @@ guest() {
 			echo > $trc/trace ;;
 		p*) echo "# $1 policy: $(grep -cE '^(comm|pid|cgroup)=' $mmt/policy) rules; $(grep -m1 faultbench $mmt/policy)" ;;
 		d*) bt_stop ;;
+		bp*) echo "# $1 policy: $(grep -m1 faultbench $mmt/policy); bpf: $(tr '\n' ' ' < $mmt/bpf)"
+			"$TOP/userspace/mmtunectl" bpf unload > /dev/null
+			# the link is freed from a work item after the pin goes
+			for k in $(seq 1 50); do rmmod mmtune 2>/dev/null && break; sleep 0.1; done ;;
 		esac
 		rmmod mmtune 2>/dev/null
 		true
@@ -221,7 +265,7 @@ guest() {
 						echo "# warning: $c order $o: fault_around_bytes $fab"
 					# the module's text and ftrace/kprobe trampolines, for
 					# the profile (they move between loads)
-					case $c in c|c_ctr|c_map|p1|p1m|p1f|p32|p32m|p32f|u|ua|uaf|*_base) awk -v s=$((seq + THREADS)) \
+					case $c in c|c_ctr|c_map|p1|p1m|p1f|p32|p32m|p32f|u|ua|uaf|bp*|*_base) awk -v s=$((seq + THREADS)) \
 						'$2 ~ /^[tT]$/ && NF == 4 { print "msym", s, $1, $3 }' /proc/kallsyms ;;
 					esac
 					run $((seq += THREADS)) "$r,$o,$c" "$o"
@@ -248,6 +292,10 @@ fi
 
 bench_pre_vm() {
 	"$TOP/bench/build-plugin.sh" "$dir/libinsncount.so" || return 1
+	# the bp* configurations' tool and programs, run from the tree
+	case " $CONFIGS " in *" bp"[0-9a-z]" "*)
+		{ make -s -C "$TOP" tools bpf-examples && make -s -C "$TOP/tests/bpf"; } > /dev/null || return 1 ;;
+	esac
 	BENCH_CPUS=$THREADS
 	BENCH_QEMU="-plugin $dir/libinsncount.so,out=$dir/insn.txt,profile=$dir/prof.txt"
 	# -icount with more than one vCPU: Debian 12's qemu (7.2) never

@@ -68,6 +68,9 @@ bpf_programs() {
 	run "$CTL" bpf check --json "$BPF_O/order_const.bpf.o"
 	t_json "bpf check order_const: order_const, no map, no relocation" \
 		'd["program"] == "order_const" and d["section"] == "raw_tp.w/mmtune_order" and d["maps"] == [] and d["relocations"] == [] and d["license"] == "GPL"'
+	run "$CTL" bpf check --json "$BPF_O/order_keep.bpf.o"
+	t_json "bpf check order_keep (bench/insn.sh's bp0): order_keep, no map, no relocation, 2 instructions" \
+		'd["program"] == "order_keep" and d["maps"] == [] and d["relocations"] == [] and d["instructions"] == 2'
 	run "$CTL" bpf check --json "$BPF_O/order_uid.bpf.o"
 	t_json "bpf check order_uid: the hash map uid_order, key 4, value 4, 1024 entries" \
 		'd["maps"] == [{"name": "uid_order", "type": 1, "type_name": "hash", "key_size": 4, "value_size": 4, "max_entries": 1024, "flags": 0}]'
