@@ -74,8 +74,8 @@ check "load range" load range --map "range:1=$INO" --map "range:2=0" \
 expect_eq "attached" "$(sb attached)" 1
 within "range: first half a fault a page, the rest at $DEF" "$(faults)" \
 	$((half + (half >> DEF))) 2 2
-set -- $(sb decisions)
-within "decisions at order 0: the first half's calls" "$1" $half 2 2
+read -r d0 _ < "$SB/decisions"
+within "decisions at order 0: the first half's calls" "$d0" $half 2 2
 "$CTL" bpf status > "$WORK/st" 2>&1 && grep -q "attached" "$WORK/st" &&
 	ok "mmtunectl bpf status" || fail "bpf status: $(cat "$WORK/st")"
 "$CTL" status > "$WORK/st" 2>&1 && grep -q "^bpf: *attached, [1-9][0-9]* calls decided" "$WORK/st" &&
