@@ -71,17 +71,17 @@ bpf_programs() {
 	run "$CTL" bpf check --json "$BPF_O/order_keep.bpf.o"
 	t_json "bpf check order_keep (bench/insn.sh's bp0): order_keep, no map, no relocation, 2 instructions" \
 		'd["program"] == "order_keep" and d["maps"] == [] and d["relocations"] == [] and d["instructions"] == 2'
-	run "$CTL" bpf check --json "$BPF_O/order_uid.bpf.o"
-	t_json "bpf check order_uid: the hash map uid_order, key 4, value 4, 1024 entries" \
-		'd["maps"] == [{"name": "uid_order", "type": 1, "type_name": "hash", "key_size": 4, "value_size": 4, "max_entries": 1024, "flags": 0}]'
-	expect_eq "bpf check order_uid: the ld_imm64 readelf shows relocated to uid_order" \
+	run "$CTL" bpf check --json "$BPF_O/examples/uid.bpf.o"
+	t_json "bpf check uid (examples/bpf): the hash map uid_order, key 4, value 4, 256 entries" \
+		'd["maps"] == [{"name": "uid_order", "type": 1, "type_name": "hash", "key_size": 4, "value_size": 4, "max_entries": 256, "flags": 0}]'
+	expect_eq "bpf check uid: the ld_imm64 readelf shows relocated to uid_order" \
 		"$($PY -c 'import json, sys; d = json.load(open(sys.argv[1])); print("\n".join("%d %s" % (r["insn"], r["map"]) for r in d["relocations"]))' "$W/out")" \
-		"$(bpf_readelf_reloc "$BPF_O/order_uid.bpf.o")"
-	run "$CTL" bpf check "$BPF_O/order_uid.bpf.o"
-	[ "$RC" = 0 ] && ok "bpf check order_uid (text): exit 0" || fail "bpf check order_uid: exit $RC: $(errline)"
-	t_grep "bpf check order_uid (text): the map" out '^map: +uid_order hash key 4 value 4 max_entries 1024 flags 0$'
-	t_grep "bpf check order_uid (text): the relocation" out '^relocation: +instruction [0-9]+: ld_imm64 of map uid_order$'
-	t_grep "bpf check order_uid (text): instructions" out '^instructions: +[1-9][0-9]*$'
+		"$(bpf_readelf_reloc "$BPF_O/examples/uid.bpf.o")"
+	run "$CTL" bpf check "$BPF_O/examples/uid.bpf.o"
+	[ "$RC" = 0 ] && ok "bpf check uid (text): exit 0" || fail "bpf check uid: exit $RC: $(errline)"
+	t_grep "bpf check uid (text): the map" out '^map: +uid_order hash key 4 value 4 max_entries 256 flags 0$'
+	t_grep "bpf check uid (text): the relocation" out '^relocation: +instruction [0-9]+: ld_imm64 of map uid_order$'
+	t_grep "bpf check uid (text): instructions" out '^instructions: +[1-9][0-9]*$'
 }
 
 # Objects load must refuse, each with what to change.
@@ -142,15 +142,15 @@ EOF
 
 # Objects cut short and with bytes changed: refused (2) or read (0), no crash.
 bpf_damaged() {
-	local f=$BPF_O/order_uid.bpf.o size n bad=
+	local f=$BPF_O/examples/uid.bpf.o size n bad=
 	size=$(stat -c %s "$f")
 	for n in $(seq 0 61 $((size - 1))); do
 		head -c "$n" "$f" >"$W/bpf-cut.o"
 		run "$CTL" bpf check "$W/bpf-cut.o"
 		[ "$RC" = 2 ] || bad="$bad $n:$RC"
 	done
-	[ -z "$bad" ] && ok "bpf check: order_uid cut at every 61st byte: refused, exit 2" ||
-		fail "bpf check: order_uid cut short: exit codes$bad"
+	[ -z "$bad" ] && ok "bpf check: uid cut at every 61st byte: refused, exit 2" ||
+		fail "bpf check: uid cut short: exit codes$bad"
 	bad=
 	mkdir -p "$W/bpf-flip"
 	$PY -c 'import random, sys
@@ -163,7 +163,7 @@ for n in range(1, 201):
 		run "$CTL" bpf check "$W/bpf-flip/$n.o"
 		case $RC in 0 | 2) ;; *) bad="$bad seed$n:$RC" ;; esac
 	done
-	[ -z "$bad" ] && ok "bpf check: order_uid with 8 bytes changed, 200 seeds: read or refused, never a crash" ||
+	[ -z "$bad" ] && ok "bpf check: uid with 8 bytes changed, 200 seeds: read or refused, never a crash" ||
 		fail "bpf check: bytes changed: exit codes$bad"
 }
 
