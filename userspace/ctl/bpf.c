@@ -145,7 +145,7 @@ static int bpf_check(const struct bpf_args *a)
 		out_obj(&o, NULL);
 		show_obj(&o, a->obj, &b);
 		/* where load would attach it, when this machine's module says */
-		err = mmt_bpf_state(&st);
+		err = mmt_bpf_read(&st);
 		out_str(&o, "tracepoint", "tracepoint:", err ? NULL : st.tracepoint,
 			err ? "the module's " MMT_ABI_BPF_DIR "/tracepoint, read at load" : st.tracepoint);
 		out_obj_end(&o);
@@ -175,7 +175,7 @@ static void log_tail(const char *log)
 /* What load checks before any bpf(2): the module, one program, the pin's place. */
 static int load_ready(const struct bpf_args *a, struct mmt_bpf_state *st)
 {
-	int err = mmt_bpf_state(st);
+	int err = mmt_bpf_read(st);
 
 	if (err)
 		return lib_fail(err);
@@ -276,7 +276,7 @@ static int bpf_status(const struct bpf_args *a)
 {
 	struct mmt_bpf_state st;
 	struct out o;
-	int err = mmt_bpf_state(&st);
+	int err = mmt_bpf_read(&st);
 
 	if (err)
 		return lib_fail(err);

@@ -594,7 +594,7 @@ static void show_bpf_line(struct out *o)
 {
 	struct mmt_bpf_state b;
 
-	if (mmt_bpf_state(&b) || !b.attached)
+	if (mmt_bpf_read(&b) || !b.attached)
 		return;
 	out_text(o, "# a BPF program lowers these orders: %llu calls decided, %llu refused "
 		 "(mmtunectl bpf status)\n", b.calls, b.refused);

@@ -397,7 +397,7 @@ static void prom_bpf(struct prom *p)
 	char lab[32];
 	int i;
 
-	if (mmt_bpf_state(&b))
+	if (mmt_bpf_read(&b))
 		return;
 	sample_u(p, PM_BPF_ATTACHED, NULL, (unsigned long long)b.attached);
 	for (i = 0; i < b.ndecisions; i++) {

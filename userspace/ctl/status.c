@@ -183,7 +183,7 @@ static void show_bpf(struct out *o, const struct status *s)
 	struct mmt_bpf_state b;
 	char line[96];
 
-	if (!s->loaded || mmt_bpf_state(&b)) {
+	if (!s->loaded || mmt_bpf_read(&b)) {
 		out_str(o, "bpf", s->loaded ? "bpf:" : NULL, NULL, "unavailable");
 		return;
 	}

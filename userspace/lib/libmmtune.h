@@ -347,6 +347,6 @@ struct mmt_bpf_state {
 };
 
 /* MMT_OK; MMT_ENOMOD; MMT_EIO for a module without bpf/ (older) or content it cannot read. */
-int mmt_bpf_state(struct mmt_bpf_state *s);
+int mmt_bpf_read(struct mmt_bpf_state *s);
 
 #endif

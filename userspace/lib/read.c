@@ -158,7 +158,7 @@ int mmt_policy_read(struct mmt_policy *p)
 }
 
 /* sysfs bpf/ alone: no debugfs file ever had it. */
-int mmt_bpf_state(struct mmt_bpf_state *s)
+int mmt_bpf_read(struct mmt_bpf_state *s)
 {
 	int err;
 
